@@ -1,0 +1,483 @@
+/**
+ * Every failure of the SDK, as tagged errors (SPEC §10). The tags are public API: catch them with
+ * `Effect.catchTag` / `Effect.catchTags`. Each error carries structured fields and prints a one-line
+ * human `message` that never contains a token.
+ *
+ * @since 0.1.0
+ */
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
+
+const SessionFields = {
+  agentSessionUid: Schema.optional(Schema.String),
+  messageId: Schema.optional(Schema.String)
+}
+
+const HttpFields = {
+  method: Schema.String,
+  url: Schema.String,
+  status: Schema.Number
+}
+
+const withIds = (text: string, error: { readonly agentSessionUid?: string | undefined }): string =>
+  error.agentSessionUid === undefined ? text : `${text} (session ${error.agentSessionUid})`
+
+/**
+ * Bad input: the call is refused before any request is sent (SPEC §9).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class A2AInputError extends Schema.TaggedError<A2AInputError>()("A2AInputError", {
+  field: Schema.String,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Invalid ${this.field}: ${this.reason}`
+  }
+}
+
+/**
+ * The step of a call that was under way when it failed.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export const A2AStep = Schema.Literal(
+  "discover-agent",
+  "resolve-runtime-access",
+  "await-runtime",
+  "send-message",
+  "read-response",
+  "get-task",
+  "wait-task",
+  "cancel-task"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type A2AStep = typeof A2AStep.Type
+
+const RuntimeNotice = Schema.Struct({
+  code: Schema.optional(Schema.NullOr(Schema.String)),
+  severity: Schema.optional(Schema.NullOr(Schema.String)),
+  title: Schema.optional(Schema.NullOr(Schema.String)),
+  message: Schema.optional(Schema.NullOr(Schema.String))
+})
+
+/**
+ * The runtime was still starting when the platform's next `retry_after_ms` no longer fitted in the
+ * call's budget. Nothing was sent.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AgentRuntimeNotReadyError extends Schema.TaggedError<AgentRuntimeNotReadyError>()(
+  "AgentRuntimeNotReadyError",
+  {
+    ...SessionFields,
+    state: Schema.String,
+    retryAfterMs: Schema.optional(Schema.Number),
+    remainingMs: Schema.Number,
+    detail: Schema.optional(Schema.String)
+  }
+) {
+  override get message(): string {
+    const retry = this.retryAfterMs === undefined ? "" : `; the next check in ${this.retryAfterMs} ms`
+    return withIds(
+      `The Agent runtime is still ${this.state}${retry} would not fit in the remaining budget of ${this.remainingMs} ms. Nothing was sent`,
+      this
+    )
+  }
+}
+
+/**
+ * The backend refused submission with a terminal state (`can_submit: false`, not transient). Nothing was
+ * sent and nothing is retried.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class AgentRuntimeUnavailableError extends Schema.TaggedError<AgentRuntimeUnavailableError>()(
+  "AgentRuntimeUnavailableError",
+  {
+    ...SessionFields,
+    state: Schema.String,
+    notice: Schema.optional(RuntimeNotice),
+    detail: Schema.optional(Schema.String),
+    presenceDetail: Schema.optional(Schema.String)
+  }
+) {
+  override get message(): string {
+    const parts = [this.notice?.title, this.notice?.message, this.detail].filter(Predicate.isString)
+    const why = parts.length === 0 ? "" : `: ${parts.join(" — ")}`
+    return withIds(`The Agent runtime cannot take messages (state ${this.state})${why}. Nothing was sent`, this)
+  }
+}
+
+/**
+ * A 5xx answer from the backend or the runtime (including gateway pages). Never retried.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class ServerError extends Schema.TaggedError<ServerError>()("ServerError", {
+  ...SessionFields,
+  ...HttpFields,
+  origin: Schema.Literal("backend", "runtime"),
+  reason: Schema.optional(Schema.String),
+  detail: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const what = this.origin === "backend" ? "The Main Sequence backend" : "The Agent runtime"
+    const detail = this.detail === undefined ? "" : `: ${this.detail}`
+    return withIds(`${what} answered ${this.status} to ${this.method} ${this.url}${detail}`, this)
+  }
+}
+
+/**
+ * The Agent did not answer a direct Message within the platform's Message limit (a 504 carrying ErrorInfo
+ * reason `MESSAGE_RESPONSE_LIMIT_EXCEEDED`, domain `mainsequence.ai`). A kind of server error: see
+ * {@link isServerError}. Never retried and never turned into a Task.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class A2AMessageLimitExceededError extends Schema.TaggedError<A2AMessageLimitExceededError>()(
+  "A2AMessageLimitExceededError",
+  {
+    ...SessionFields,
+    ...HttpFields,
+    origin: Schema.Literal("runtime"),
+    reason: Schema.Literal("MESSAGE_RESPONSE_LIMIT_EXCEEDED"),
+    limitSeconds: Schema.Number
+  }
+) {
+  override get message(): string {
+    return withIds(
+      `The Agent did not answer the Message within the platform's limit of ${this.limitSeconds} seconds. ` +
+        `Use responseKind: "task" (CLI --response-kind task) for longer work`,
+      this
+    )
+  }
+}
+
+/**
+ * Whether an error is a server error: a {@link ServerError} or its kind {@link A2AMessageLimitExceededError}.
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isServerError = (u: unknown): u is ServerError | A2AMessageLimitExceededError =>
+  u instanceof ServerError || u instanceof A2AMessageLimitExceededError
+
+/**
+ * The runtime rejected the credentials again after the one refresh.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RuntimeAuthError extends Schema.TaggedError<RuntimeAuthError>()("RuntimeAuthError", {
+  ...SessionFields,
+  ...HttpFields
+}) {
+  override get message(): string {
+    return withIds(
+      `The Agent runtime rejected its credentials (${this.status}) again after one refresh of runtime access`,
+      this
+    )
+  }
+}
+
+/**
+ * The call's total budget or one of its phase limits ran out.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class A2ATimeoutError extends Schema.TaggedError<A2ATimeoutError>()("A2ATimeoutError", {
+  ...SessionFields,
+  step: A2AStep,
+  limit: Schema.Literal("total", "connect", "read"),
+  seconds: Schema.Number,
+  messageMayHaveBeenSent: Schema.Boolean,
+  taskId: Schema.optional(Schema.String),
+  lastTask: Schema.optional(Schema.Unknown)
+}) {
+  override get message(): string {
+    const which = this.limit === "total" ? "budget" : `${this.limit} limit`
+    const sent = this.messageMayHaveBeenSent
+      ? "; the message may already have reached the runtime and is not sent again"
+      : ""
+    return withIds(`The call's ${this.seconds} s ${which} ran out during ${this.step}${sent}`, this)
+  }
+}
+
+/**
+ * The connection to the backend or the runtime failed (refused, reset, DNS, TLS).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("A2ATransportError", {
+  ...SessionFields,
+  method: Schema.String,
+  url: Schema.String,
+  step: A2AStep,
+  messageMayHaveBeenSent: Schema.Boolean,
+  cause: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const sent = this.messageMayHaveBeenSent
+      ? "; the message may already have reached the runtime and is not sent again"
+      : ""
+    const cause = this.cause === undefined ? "" : ` (${this.cause})`
+    return withIds(`The connection failed during ${this.step} to ${this.method} ${this.url}${cause}${sent}`, this)
+  }
+}
+
+/**
+ * An answer that breaks the A2A contract of SPEC §4/§7; `rule` names the rule.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class InvalidA2AResponseError extends Schema.TaggedError<InvalidA2AResponseError>()(
+  "InvalidA2AResponseError",
+  {
+    ...SessionFields,
+    url: Schema.String,
+    status: Schema.Number,
+    rule: Schema.String,
+    reason: Schema.String
+  }
+) {
+  override get message(): string {
+    return withIds(`Invalid A2A answer from ${this.url}: ${this.reason}`, this)
+  }
+}
+
+/**
+ * Task mode was asked for an Agent that does not advertise it. Nothing was sent to the runtime.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskModeNotSupportedError extends Schema.TaggedError<TaskModeNotSupportedError>()(
+  "TaskModeNotSupportedError",
+  {
+    ...SessionFields,
+    agentUid: Schema.optional(Schema.String),
+    supportedResponseKinds: Schema.Array(Schema.String)
+  }
+) {
+  override get message(): string {
+    const kinds = this.supportedResponseKinds.length === 0 ? "message" : this.supportedResponseKinds.join(", ")
+    return withIds(`The Agent does not support Task mode (it supports: ${kinds}). Nothing was sent`, this)
+  }
+}
+
+const TaskRequestFields = {
+  ...SessionFields,
+  ...HttpFields,
+  taskId: Schema.String,
+  reason: Schema.String,
+  detail: Schema.optional(Schema.String)
+}
+
+/**
+ * The runtime does not know the Task (`TASK_NOT_FOUND`).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskNotFoundError extends Schema.TaggedError<TaskNotFoundError>()("TaskNotFoundError", TaskRequestFields) {
+  override get message(): string {
+    return withIds(`Task ${this.taskId} was not found`, this)
+  }
+}
+
+/**
+ * The Task cannot be canceled (`TASK_NOT_CANCELABLE`), e.g. it already ended.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class TaskNotCancelableError extends Schema.TaggedError<TaskNotCancelableError>()(
+  "TaskNotCancelableError",
+  TaskRequestFields
+) {
+  override get message(): string {
+    return withIds(`Task ${this.taskId} cannot be canceled`, this)
+  }
+}
+
+/**
+ * Any other 4xx answer of the runtime, keyed on its google.rpc `reason`.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class A2ARequestError extends Schema.TaggedError<A2ARequestError>()("A2ARequestError", {
+  ...SessionFields,
+  ...HttpFields,
+  reason: Schema.optional(Schema.String),
+  detail: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const reason = this.reason === undefined ? "" : ` ${this.reason}`
+    const detail = this.detail === undefined ? "" : `: ${this.detail}`
+    return withIds(`The Agent runtime refused the request (${this.status}${reason})${detail}`, this)
+  }
+}
+
+const BackendFields = {
+  ...SessionFields,
+  ...HttpFields,
+  detail: Schema.optional(Schema.String)
+}
+
+const backendDetail = (detail: string | undefined): string => detail === undefined ? "" : `: ${detail}`
+
+/**
+ * The backend answered 401: the user's access token is missing, expired or rejected.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class NotLoggedInError extends Schema.TaggedError<NotLoggedInError>()("NotLoggedInError", BackendFields) {
+  override get message(): string {
+    return withIds(
+      `Not logged in: the backend rejected the access token (401)${backendDetail(this.detail)}`,
+      this
+    )
+  }
+}
+
+/**
+ * The backend answered 403.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class PermissionDeniedError extends Schema.TaggedError<PermissionDeniedError>()(
+  "PermissionDeniedError",
+  BackendFields
+) {
+  override get message(): string {
+    return withIds(`Permission denied by the backend (403)${backendDetail(this.detail)}`, this)
+  }
+}
+
+/**
+ * The backend answered 404: no such Agent session (or Agent).
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundError>()(
+  "SessionNotFoundError",
+  BackendFields
+) {
+  override get message(): string {
+    return withIds(`Agent session not found (404)${backendDetail(this.detail)}`, this)
+  }
+}
+
+/**
+ * The backend answered 429. `retryAfter` keeps its `Retry-After` header. Not retried.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class RateLimitedError extends Schema.TaggedError<RateLimitedError>()("RateLimitedError", {
+  ...BackendFields,
+  retryAfter: Schema.optional(Schema.String)
+}) {
+  override get message(): string {
+    const after = this.retryAfter === undefined ? "" : `; retry after ${this.retryAfter}`
+    return withIds(`Rate limited by the backend (429)${backendDetail(this.detail)}${after}`, this)
+  }
+}
+
+/**
+ * The backend's answer breaks the runtime-access contract (SPEC §3), e.g. admitted without a token.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class BackendContractError extends Schema.TaggedError<BackendContractError>()("BackendContractError", {
+  ...SessionFields,
+  url: Schema.String,
+  status: Schema.Number,
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return withIds(`The backend's answer breaks the contract: ${this.reason}`, this)
+  }
+}
+
+/**
+ * The failures of resolving runtime access (SPEC §3).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type BackendError =
+  | NotLoggedInError
+  | PermissionDeniedError
+  | SessionNotFoundError
+  | RateLimitedError
+  | BackendContractError
+  | ServerError
+  | A2ATransportError
+
+/**
+ * The failures of admission (SPEC §1 steps 2–3).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type AdmissionError = BackendError | AgentRuntimeNotReadyError | AgentRuntimeUnavailableError
+
+/**
+ * Every failure of `sendA2AMessage`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SendError =
+  | A2AInputError
+  | AdmissionError
+  | A2AMessageLimitExceededError
+  | RuntimeAuthError
+  | A2ATimeoutError
+  | InvalidA2AResponseError
+  | TaskModeNotSupportedError
+  | A2ARequestError
+
+/**
+ * Every failure of the Task helpers.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskError =
+  | A2AInputError
+  | AdmissionError
+  | RuntimeAuthError
+  | A2ATimeoutError
+  | InvalidA2AResponseError
+  | TaskNotFoundError
+  | TaskNotCancelableError
+  | A2ARequestError
+
+/**
+ * Every error of this package.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type A2AError = SendError | TaskError
