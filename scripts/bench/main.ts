@@ -1,0 +1,112 @@
+/**
+ * `pnpm bench` — benchmarks of @mainsequence/a2a and the mainsequence CLI against the raw floor and the
+ * official A2A JS client. Everything runs on 127.0.0.1. Prints Markdown tables (see docs/BENCHMARKS.md).
+ *
+ *   pnpm bench                  full run (several minutes)
+ *   pnpm bench --short          short mode: only checks that every benchmark runs (CI; < 30 s)
+ *   BENCH_SHORT=1 pnpm bench    same
+ *   pnpm bench --only=per-send,concurrency,cli,memory,simulated-time,profile
+ *   pnpm bench --profile        also CPU-profile our per-send path and summarise it
+ *   pnpm bench --json=out.json  also write the raw numbers
+ */
+import { writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import * as os from "node:os"
+import { startServerChild } from "./lib/child.js"
+import type { BenchContext, Section } from "./lib/context.js"
+import { perSend } from "./perSend.js"
+
+const argv = process.argv.slice(2)
+const flag = (name: string): string | undefined => {
+  const hit = argv.find((a) => a === `--${name}` || a.startsWith(`--${name}=`))
+  if (hit === undefined) return undefined
+  const eq = hit.indexOf("=")
+  return eq === -1 ? "" : hit.slice(eq + 1)
+}
+const short = flag("short") !== undefined || (process.env.BENCH_SHORT !== undefined && process.env.BENCH_SHORT !== "0")
+const only = flag("only")?.split(",").filter((s) => s !== "")
+const profile = flag("profile") !== undefined || (only?.includes("profile") ?? false)
+const jsonOut = flag("json")
+
+const require = createRequire(import.meta.url)
+const resolvable = (spec: string): boolean => {
+  try {
+    require.resolve(spec)
+    return true
+  } catch {
+    return false
+  }
+}
+// The packages are ESM-only with "default" conditions: createRequire resolves them fine.
+const sdkAvailable = resolvable("@mainsequence/a2a/node") && resolvable("@mainsequence/a2a-testing")
+const cliAvailable = resolvable("@mainsequence/cli") && resolvable("@mainsequence/a2a-testing/node")
+
+const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
+
+type Bench = { readonly id: string; readonly run: (ctx: BenchContext) => Promise<Section> }
+const benches: ReadonlyArray<Bench> = [
+  { id: "per-send", run: perSend }
+]
+
+const main = async () => {
+  const started = performance.now()
+  const load = os.loadavg()
+  log(
+    `mode: ${short ? "short" : "full"}; node ${process.version}; ${os.cpus().length} CPUs; load ${
+      load.map((l) => l.toFixed(2)).join(" ")
+    }; SDK ${sdkAvailable ? "built" : "NOT built"}; CLI ${cliAvailable ? "built" : "NOT built"}`
+  )
+  const server = await startServerChild()
+  const ctx: BenchContext = { short, server, sdkAvailable, cliAvailable, log }
+  const sections: Array<Section> = []
+  const failures: Array<string> = []
+  try {
+    for (const b of benches) {
+      if (only !== undefined && !only.includes(b.id)) continue
+      const t0 = performance.now()
+      try {
+        sections.push(await b.run(ctx))
+        log(`${b.id}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s`)
+      } catch (e) {
+        failures.push(b.id)
+        log(`${b.id}: FAILED: ${e instanceof Error ? e.message : String(e)}`)
+      }
+    }
+  } finally {
+    await server.stop()
+  }
+
+  const out: Array<string> = []
+  out.push(`# Benchmarks (${short ? "short mode: checks that they run, numbers mean nothing" : "full run"})`, "")
+  out.push(
+    `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? "?"}, ${
+      (os.totalmem() / 2 ** 30).toFixed(1)
+    } GiB; load average at start ${load.map((l) => l.toFixed(2)).join(", ")}, at end ${
+      os.loadavg().map((l) => l.toFixed(2)).join(", ")
+    }`,
+    ""
+  )
+  for (const s of sections) out.push(`## ${s.title}`, "", s.body, "")
+  const targets = sections.flatMap((s) => s.targets)
+  if (targets.length > 0) {
+    out.push("## Targets", "")
+    out.push("| target | met | measured |", "|---|---|---|")
+    for (const t of targets) {
+      out.push(`| ${t.target} | ${t.met === undefined ? "not measured" : t.met ? "yes" : "**no**"} | ${t.detail} |`)
+    }
+    out.push("")
+  }
+  process.stdout.write(out.join("\n") + "\n")
+  if (jsonOut !== undefined && jsonOut !== "") {
+    writeFileSync(jsonOut, JSON.stringify({ short, node: process.version, load, sections }, null, 2))
+  }
+  log(
+    `total ${((performance.now() - started) / 1000).toFixed(1)} s${
+      failures.length > 0 ? `; FAILED: ${failures.join(", ")}` : ""
+    }`
+  )
+  if (profile) log("profile requested")
+  process.exitCode = failures.length > 0 ? 1 : 0
+}
+
+await main()

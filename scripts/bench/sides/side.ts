@@ -1,0 +1,26 @@
+/**
+ * A "side" is one client under test: it sends direct Messages to one ready session of the minimal
+ * platform, in blocks, recording each send's wall latency.
+ */
+export interface Target {
+  /** The minimal platform (backend) base URL. */
+  readonly baseUrl: string
+  readonly sessionUid: string
+  readonly userToken: string
+  /** The admitted access (what a warm access cache holds), for the sides that have no resolve step. */
+  readonly rpcUrl: string
+  readonly runtimeToken: string
+}
+
+export interface Side {
+  readonly name: string
+  /** Runs `n` sequential sends; pushes each one's latency in milliseconds to `out`. */
+  readonly block: (n: number, out: Array<number>) => Promise<void>
+  readonly close: () => Promise<void>
+}
+
+export const MESSAGE_TEXT = "What can you do?"
+export const RESPONSE_KIND_EXTENSION = "https://mainsequence.ai/a2a/extensions/response-kind/v1"
+
+/** Joins a path onto the opaque `rpc_url` the SPEC §3 way: trim its trailing `/`, append. */
+export const runtimeUrl = (rpcUrl: string, path: string): string => rpcUrl.replace(/\/+$/, "") + path
