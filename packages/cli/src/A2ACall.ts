@@ -1,0 +1,80 @@
+/**
+ * Runs one SDK call the CLI way: the `A2AClient` built from the environment for this call (only after the
+ * command line was checked, so bad input is reported even without configuration), progress on stderr, and
+ * an interruption reported with the message id when it is known.
+ *
+ * The client's layer is a service (`ClientEnvironment`): `bin.ts` provides the real one (environment, undici
+ * HTTP, file cache); tests provide a fake.
+ *
+ * @since 0.1.0
+ */
+import { A2AClient, A2AProgress } from "@mainsequence/a2a"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type { CliConfigError } from "./CliConfig.js"
+import { messageIdLine } from "./Failure.js"
+import { type Output, printErrorLine } from "./Output.js"
+import * as Progress from "./Progress.js"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Environment {
+  readonly layer: Layer.Layer<A2AClient.A2AClient, CliConfigError>
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class ClientEnvironment extends Context.Tag("@mainsequence/cli/ClientEnvironment")<
+  ClientEnvironment,
+  Environment
+>() {}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  /** The message id given on the command line, if any. */
+  readonly messageId?: string | undefined
+}
+
+const reportInterruption = (messageId: Option.Option<string>) =>
+  Effect.zipRight(
+    printErrorLine("Interrupted: the call was stopped; a message already sent is not sent again"),
+    Option.match(messageId, { onNone: () => Effect.void, onSome: (id) => printErrorLine(messageIdLine(id)) })
+  )
+
+/**
+ * Runs `f` with the client.
+ *
+ * @since 0.1.0
+ * @category running
+ */
+export const run = <A, E, R>(
+  f: (client: A2AClient.A2AClient) => Effect.Effect<A, E, R>,
+  options?: CallOptions
+): Effect.Effect<
+  A,
+  E | CliConfigError,
+  Exclude<R, A2AClient.A2AClient | A2AProgress.A2AProgress> | ClientEnvironment | Output
+> =>
+  Effect.gen(function*() {
+    const environment = yield* ClientEnvironment
+    const progress = yield* Progress.make
+    const knownMessageId = Effect.map(
+      progress.messageId,
+      (reported) => Option.orElse(Option.fromNullable(options?.messageId), () => reported)
+    )
+    return yield* Effect.flatMap(A2AClient.A2AClient, f).pipe(
+      Effect.provide(environment.layer),
+      Effect.provideService(A2AProgress.A2AProgress, progress.service),
+      Effect.ensuring(progress.clear),
+      Effect.onInterrupt(() => Effect.flatMap(knownMessageId, reportInterruption))
+    )
+  })

@@ -1,0 +1,147 @@
+/**
+ * The CLI's persistent runtime-access store (SPEC §6): `runtime_access_cache.json` in the config directory.
+ *
+ * - the directory is created with mode 0700 when missing, the file always has mode 0600;
+ * - every write replaces the file atomically: a temp file (mode 0600) in the same directory, then a rename;
+ * - the format is versioned (`{"version": 1, "entries": {…}}`); a missing, unreadable, corrupt or
+ *   foreign-version file reads as empty and is replaced by the next write — never a crash;
+ * - a write merges with the file's content read right before it, so concurrent CLI processes keep each
+ *   other's entries as far as possible and never leave a torn file (the rename is atomic).
+ *
+ * The store never fails: a cache that cannot be read or written only costs a resolve call.
+ *
+ * @since 0.1.0
+ */
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import type { RuntimeAccessCache } from "@mainsequence/a2a"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Random from "effect/Random"
+import * as Record from "effect/Record"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+/**
+ * The file name of the cache inside the config directory.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const fileName = "runtime_access_cache.json"
+
+/**
+ * The current version of the file format.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const formatVersion = 1
+
+const Entry = Schema.Struct({
+  rpcUrl: Schema.String,
+  token: Schema.String,
+  validUntilMillis: Schema.Number,
+  serviceUid: Schema.optional(Schema.String)
+})
+
+type Entry = typeof Entry.Type
+
+/**
+ * The on-disk format, version 1.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const CacheFile = Schema.Struct({
+  version: Schema.Literal(formatVersion),
+  entries: Schema.Record({ key: Schema.String, value: Entry })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type CacheFile = typeof CacheFile.Type
+
+const decodeCacheFile = Schema.decodeUnknownOption(Schema.parseJson(CacheFile))
+
+const toEntry = (access: RuntimeAccessCache.CachedRuntimeAccess): Entry => ({
+  rpcUrl: access.rpcUrl,
+  token: Redacted.value(access.token),
+  validUntilMillis: access.validUntilMillis,
+  ...(access.serviceUid === undefined ? {} : { serviceUid: access.serviceUid })
+})
+
+const fromEntry = (entry: Entry): RuntimeAccessCache.CachedRuntimeAccess => ({
+  rpcUrl: entry.rpcUrl,
+  token: Redacted.make(entry.token),
+  validUntilMillis: entry.validUntilMillis,
+  ...(entry.serviceUid === undefined ? {} : { serviceUid: entry.serviceUid })
+})
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface FileAccessStoreOptions {
+  /** The config directory (`MAINSEQUENCE_CONFIG_DIR`). */
+  readonly directory: string
+}
+
+/**
+ * A `RuntimeAccessStore` backed by `runtime_access_cache.json` in `options.directory`.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: FileAccessStoreOptions
+): Effect.Effect<RuntimeAccessCache.RuntimeAccessStore, never, FileSystem.FileSystem | Path.Path> =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const filePath = path.join(options.directory, fileName)
+    // One read-modify-write at a time inside this process; across processes the rename keeps the file whole.
+    const writeLock = yield* Effect.makeSemaphore(1)
+
+    const readEntries: Effect.Effect<Record.ReadonlyRecord<string, Entry>> = fs.readFileString(filePath).pipe(
+      Effect.map((text) => Option.match(decodeCacheFile(text), { onNone: () => ({}), onSome: (file) => file.entries })),
+      Effect.orElseSucceed(() => ({}))
+    )
+
+    const writeEntries = (entries: Record.ReadonlyRecord<string, Entry>) =>
+      Effect.gen(function*() {
+        yield* fs.makeDirectory(options.directory, { recursive: true, mode: 0o700 })
+        const suffix = (yield* Random.nextInt).toString(36)
+        const tempPath = path.join(options.directory, `.${fileName}.${process.pid}.${suffix}.tmp`)
+        const file: CacheFile = { version: formatVersion, entries }
+        yield* fs.writeFileString(tempPath, JSON.stringify(file, null, 2) + "\n", { flag: "wx", mode: 0o600 }).pipe(
+          // `mode` only applies on creation and is subject to the umask: make 0600 explicit.
+          Effect.zipRight(fs.chmod(tempPath, 0o600)),
+          Effect.zipRight(fs.rename(tempPath, filePath)),
+          Effect.tapError(() => fs.remove(tempPath).pipe(Effect.ignore))
+        )
+      })
+
+    const update = (
+      f: (entries: Record.ReadonlyRecord<string, Entry>, now: number) => Record.ReadonlyRecord<string, Entry>
+    ) =>
+      writeLock.withPermits(1)(
+        Effect.gen(function*() {
+          const now = yield* Clock.currentTimeMillis
+          const latest = yield* readEntries
+          const live = Record.filter(latest, (entry) => entry.validUntilMillis > now)
+          yield* writeEntries(f(live, now))
+        })
+      ).pipe(
+        Effect.catchAll((error) => Effect.logDebug("runtime access cache not written", error.message))
+      )
+
+    return {
+      get: (key) => readEntries.pipe(Effect.map((entries) => Option.map(Record.get(entries, key), fromEntry))),
+      set: (key, access) => update((entries) => ({ ...entries, [key]: toEntry(access) })),
+      remove: (key) => update((entries) => Record.remove(entries, key))
+    }
+  })

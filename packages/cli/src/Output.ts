@@ -1,0 +1,110 @@
+/**
+ * Where the CLI writes: stdout carries only the answer; stderr carries progress and the one-line errors.
+ * A service, so tests can capture both streams.
+ *
+ * @since 0.1.0
+ */
+import { A2AProtocol } from "@mainsequence/a2a"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** Writes text to stdout as is (add the newline yourself). */
+  readonly stdout: (text: string) => Effect.Effect<void>
+  /** Writes text to stderr as is (add the newline yourself). */
+  readonly stderr: (text: string) => Effect.Effect<void>
+  /** Whether stderr is an interactive terminal (a live status line can be drawn). */
+  readonly stderrIsTTY: boolean
+  /** The terminal's width, when stderr is one. */
+  readonly stderrColumns: number | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category tags
+ */
+export class Output extends Context.Tag("@mainsequence/cli/Output")<Output, Service>() {}
+
+const writeTo = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<void> =>
+  Effect.async((resume: (done: Effect.Effect<void>) => void) => {
+    stream.write(text, () => resume(Effect.void))
+  })
+
+/**
+ * The process's own stdout and stderr.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeProcess = (): Service => ({
+  stdout: writeTo(process.stdout),
+  stderr: writeTo(process.stderr),
+  stderrIsTTY: process.stderr.isTTY === true,
+  stderrColumns: process.stderr.isTTY === true ? process.stderr.columns : undefined
+})
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, makeProcess)
+
+/**
+ * Writes one line to stdout.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const printLine = (text: string): Effect.Effect<void, never, Output> =>
+  Effect.flatMap(Output, (output) => output.stdout(`${text}\n`))
+
+/**
+ * Writes one line to stderr.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const printErrorLine = (text: string): Effect.Effect<void, never, Output> =>
+  Effect.flatMap(Output, (output) => output.stderr(`${text}\n`))
+
+/**
+ * `--output json` (the answer in its wire shape, 2-space indent) or `--output text` (its text parts).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type OutputFormat = "json" | "text"
+
+/**
+ * @since 0.1.0
+ * @category constants
+ */
+export const outputFormats: ReadonlyArray<OutputFormat> = ["json", "text"]
+
+/**
+ * Renders an A2A answer: JSON in its wire shape (`{"message": …}` or `{"task": …}`), or its text parts one
+ * per line.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const renderAnswer = (answer: A2AProtocol.Message | A2AProtocol.Task, format: OutputFormat): string =>
+  format === "text"
+    ? A2AProtocol.textOf(answer).join("\n")
+    : JSON.stringify(A2AProtocol.isTask(answer) ? { task: answer } : { message: answer }, null, 2)
+
+/**
+ * Prints an A2A answer on stdout.
+ *
+ * @since 0.1.0
+ * @category utils
+ */
+export const printAnswer = (
+  answer: A2AProtocol.Message | A2AProtocol.Task,
+  format: OutputFormat
+): Effect.Effect<void, never, Output> => printLine(renderAnswer(answer, format))

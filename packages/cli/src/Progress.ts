@@ -1,0 +1,135 @@
+/**
+ * The CLI's `A2AProgress`: while a transient runtime is awaited (SPEC §1 step 3), stderr shows what the
+ * platform says. On a terminal, one live status line (state, presence detail, "next check in N s"),
+ * rewritten in place every second and cleared at the end; otherwise one plain line per state change.
+ * stdout is never touched.
+ *
+ * It also remembers the message id the SDK reports, so an interrupted send can still name it.
+ *
+ * @since 0.1.0
+ */
+import { type A2AProgress } from "@mainsequence/a2a"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Ref from "effect/Ref"
+import { Output } from "./Output.js"
+
+type Event = A2AProgress.RuntimeAccessProgress
+
+const secondsText = (millis: number): string => {
+  const seconds = millis / 1000
+  return Number.isInteger(seconds) ? `${seconds} s` : `${seconds.toFixed(1)} s`
+}
+
+const describeEvent = (event: Event): string => {
+  const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).join(": ")
+  const details = [event.presenceDetail, notice].filter((text): text is string =>
+    Predicate.isString(text) && text.trim() !== ""
+  )
+  return `Agent runtime ${event.state}${details.length === 0 ? "" : ` — ${details.join(" — ")}`}`
+}
+
+/**
+ * The plain line for an event (non-terminal stderr).
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const plainLine = (event: Event): string =>
+  `${describeEvent(event)}; next check in ${secondsText(event.retryAfterMs)}`
+
+/**
+ * The live status line for an event, `remainingMillis` before the next check.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const statusLine = (event: Event, remainingMillis: number): string =>
+  remainingMillis > 0
+    ? `${describeEvent(event)} — next check in ${Math.ceil(remainingMillis / 1000)} s`
+    : `${describeEvent(event)} — checking…`
+
+const clearLine = "\r\u001b[2K"
+
+const fit = (text: string, columns: number | undefined): string =>
+  columns === undefined || columns < 2 || text.length < columns ? text : `${text.slice(0, columns - 2)}…`
+
+/**
+ * A progress reporter for one command.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Progress {
+  readonly service: A2AProgress.Service
+  /** The message id of the send, once the SDK reported it. */
+  readonly messageId: Effect.Effect<Option.Option<string>>
+  /** Stops the live line and clears it (run it when the call ends, however it ends). */
+  readonly clear: Effect.Effect<void>
+}
+
+/**
+ * Makes the reporter.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make: Effect.Effect<Progress, never, Output> = Effect.gen(function*() {
+  const output = yield* Output
+  const messageId = yield* Ref.make(Option.none<string>())
+  const lastState = yield* Ref.make(Option.none<string>())
+  const ticker = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void>>())
+  const drawn = yield* Ref.make(false)
+
+  const stopTicker = Effect.flatMap(
+    Ref.getAndSet(ticker, Option.none()),
+    Option.match({
+      onNone: () => Effect.void,
+      onSome: Fiber.interrupt
+    })
+  )
+
+  const draw = (event: Event) => {
+    const countdown = (remaining: number): Effect.Effect<void> =>
+      output.stderr(clearLine + fit(statusLine(event, remaining), output.stderrColumns)).pipe(
+        Effect.zipRight(Ref.set(drawn, true)),
+        Effect.zipRight(
+          remaining <= 0
+            ? Effect.void
+            : Effect.sleep(Duration.millis(Math.min(1000, remaining))).pipe(
+              Effect.zipRight(countdown(Math.max(0, remaining - 1000)))
+            )
+        )
+      )
+    return stopTicker.pipe(
+      Effect.zipRight(Effect.forkDaemon(countdown(event.retryAfterMs))),
+      Effect.flatMap((fiber) => Ref.set(ticker, Option.some(fiber)))
+    )
+  }
+
+  const printOnStateChange = (event: Event) =>
+    Effect.flatMap(
+      Ref.getAndSet(lastState, Option.some(event.state)),
+      (previous) => Option.contains(previous, event.state) ? Effect.void : output.stderr(`${plainLine(event)}\n`)
+    )
+
+  const clear = stopTicker.pipe(
+    Effect.zipRight(Ref.getAndSet(drawn, false)),
+    Effect.flatMap((wasDrawn) => wasDrawn ? output.stderr(clearLine) : Effect.void)
+  )
+
+  return {
+    service: {
+      report: (event) =>
+        Effect.zipRight(
+          event.messageId === undefined ? Effect.void : Ref.set(messageId, Option.some(event.messageId)),
+          output.stderrIsTTY ? draw(event) : printOnStateChange(event)
+        )
+    },
+    messageId: Ref.get(messageId),
+    clear
+  }
+})

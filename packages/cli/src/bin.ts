@@ -1,0 +1,37 @@
+/**
+ * The `mainsequence` executable: runs the command line and exits with its code (see `Failure.ts`):
+ * 0 success, 1 failure (one line on stderr), 2 usage error, 130 interrupted.
+ *
+ * @since 0.1.0
+ */
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
+import * as LogLevel from "effect/LogLevel"
+import * as Predicate from "effect/Predicate"
+import * as Cli from "./Cli.js"
+import { ExitCode, toExitCode } from "./Failure.js"
+import * as LiveEnvironment from "./LiveEnvironment.js"
+import * as Output from "./Output.js"
+
+const main = toExitCode(Cli.run(process.argv)).pipe(
+  // stderr carries only progress and the one-line errors, never log output.
+  Logger.withMinimumLogLevel(LogLevel.None),
+  Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerProcess, LiveEnvironment.layer))
+)
+
+NodeRuntime.runMain(main, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) =>
+    onExit(
+      Exit.match(exit, {
+        // The teardown is generic in the exit's value; `main` always succeeds with its exit code.
+        onSuccess: (code) => Predicate.isNumber(code) ? code : ExitCode.success,
+        onFailure: (cause) => Cause.isInterruptedOnly(cause) ? ExitCode.interrupted : ExitCode.failure
+      })
+    )
+})

@@ -1,0 +1,149 @@
+/**
+ * `mainsequence agent session a2a send <agent_session_uid> (--message TEXT | --message-file PATH) …`
+ * (SPEC §8): reads the command line into the SDK's `SendA2AMessageInput` and runs `sendA2AMessage`.
+ *
+ * @since 0.1.0
+ */
+import * as Command from "@effect/cli/Command"
+import * as Options from "@effect/cli/Options"
+import type * as FileSystem from "@effect/platform/FileSystem"
+import { A2AError, A2AProtocol } from "@mainsequence/a2a"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Schema from "effect/Schema"
+import * as A2ACall from "../A2ACall.js"
+import type { CliConfigError } from "../CliConfig.js"
+import { readAttachments } from "../flags/attachments.js"
+import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
+import { readMessage } from "../flags/message.js"
+import { type Output, printAnswer } from "../Output.js"
+
+const flags = {
+  agentSessionUid,
+  message: Options.text("message").pipe(
+    Options.withPseudoName("TEXT"),
+    Options.withDescription("The message text"),
+    Options.optional
+  ),
+  messageFile: Options.text("message-file").pipe(
+    Options.withPseudoName("PATH"),
+    Options.withDescription("Read the message text from this file (instead of --message)"),
+    Options.optional
+  ),
+  messageId: Options.text("message-id").pipe(
+    Options.withPseudoName("ID"),
+    Options.withDescription(
+      "The A2A message id (^[A-Za-z0-9._:-]{1,128}$); give the id of a failed send to retry the same logical message"
+    ),
+    Options.optional
+  ),
+  strictDictionary: Options.boolean("strict-dictionary").pipe(
+    Options.withDescription("Ask for a strict JSON dictionary answer")
+  ),
+  jsonRepairAttempts: Options.text("json-repair-attempts").pipe(
+    Options.withPseudoName("N"),
+    Options.withDescription("With --strict-dictionary: how often the platform may repair invalid JSON (default 3)"),
+    Options.optional
+  ),
+  files: Options.text("file").pipe(
+    Options.withPseudoName("PATH"),
+    Options.withDescription("Attach a file (at most 15 MiB); repeat for more files"),
+    Options.repeated
+  ),
+  mediaTypes: Options.text("media-type").pipe(
+    Options.withPseudoName("TYPE"),
+    Options.withDescription("The media type of the n-th --file (.pdf files default to application/pdf)"),
+    Options.repeated
+  ),
+  responseKind: Options.text("response-kind").pipe(
+    Options.withPseudoName("message|task"),
+    Options.withDescription("message (default): a direct answer; task: a Task, for Agents that support it"),
+    Options.optional
+  ),
+  timeout,
+  output
+} as const
+
+/**
+ * The parsed command line of `send`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type SendFlags = Command.Command.ParseConfig<typeof flags>
+
+const decodeResponseKind = Schema.decodeUnknown(A2AProtocol.ResponseKind)
+
+const responseKindValue = (
+  flag: Option.Option<string>
+): Effect.Effect<A2AProtocol.ResponseKind | undefined, A2AError.A2AInputError> =>
+  Option.match(flag, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (text) =>
+      decodeResponseKind(text.trim()).pipe(
+        Effect.mapError(() =>
+          new A2AError.A2AInputError({
+            field: "response-kind",
+            reason: `expected message or task (got ${JSON.stringify(text)})`
+          })
+        )
+      )
+  })
+
+const jsonRepairAttemptsValue = (
+  flag: Option.Option<string>,
+  strictDictionary: boolean
+): Effect.Effect<number | undefined, A2AError.A2AInputError> =>
+  Option.match(flag, {
+    onNone: () => Effect.succeed(undefined),
+    onSome: (text) =>
+      strictDictionary
+        // The SDK checks the value (an integer ≥ 1); "abc" reaches it as NaN.
+        ? Effect.succeed(text.trim() === "" ? Number.NaN : Number(text.trim()))
+        : Effect.fail(
+          new A2AError.A2AInputError({
+            field: "json-repair-attempts",
+            reason: "only applies with --strict-dictionary"
+          })
+        )
+  })
+
+/**
+ * Runs `send`: every command-line check first, then the SDK call, then the answer on stdout.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const runSend = (
+  flags: SendFlags
+): Effect.Effect<
+  void,
+  A2AError.SendError | CliConfigError,
+  A2ACall.ClientEnvironment | Output | FileSystem.FileSystem
+> =>
+  Effect.gen(function*() {
+    const budget = yield* timeoutValue(flags.timeout)
+    const responseKind = yield* responseKindValue(flags.responseKind)
+    const jsonRepairAttempts = yield* jsonRepairAttemptsValue(flags.jsonRepairAttempts, flags.strictDictionary)
+    const message = yield* readMessage(flags)
+    const attachments = yield* readAttachments(flags)
+    const answer = yield* A2ACall.run((client) =>
+      client.sendA2AMessage(flags.agentSessionUid, {
+        message,
+        messageId: Option.getOrUndefined(flags.messageId),
+        strictDictionary: flags.strictDictionary,
+        jsonRepairAttempts,
+        attachments,
+        responseKind,
+        timeout: budget
+      }), { messageId: Option.getOrUndefined(Option.map(flags.messageId, (id) => id.trim())) })
+    yield* printAnswer(answer, flags.output)
+  })
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("send", flags, runSend).pipe(
+  Command.withDescription("Send a message to an Agent session and print the Agent's answer")
+)

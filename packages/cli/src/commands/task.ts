@@ -1,0 +1,69 @@
+/**
+ * `mainsequence agent session a2a task get|wait|cancel <agent_session_uid> <task_id>` (SPEC §7, §8): each
+ * one SDK call with its own budget; the Task is printed as `{"task": …}`.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Command from "@effect/cli/Command"
+import type { A2AClient, A2AError } from "@mainsequence/a2a"
+import * as Effect from "effect/Effect"
+import * as A2ACall from "../A2ACall.js"
+import type { CliConfigError } from "../CliConfig.js"
+import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
+import { type Output, printAnswer } from "../Output.js"
+
+const flags = {
+  agentSessionUid,
+  taskId: Args.text({ name: "task_id" }).pipe(Args.withDescription("The Task id")),
+  timeout,
+  output
+} as const
+
+/**
+ * The parsed command line of a task command.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TaskFlags = Command.Command.ParseConfig<typeof flags>
+
+type TaskCall = "getA2ATask" | "waitForA2ATask" | "cancelA2ATask"
+
+/**
+ * Runs one Task helper of the SDK.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const runTaskCall = (call: TaskCall) =>
+(
+  flags: TaskFlags
+): Effect.Effect<
+  void,
+  A2AError.TaskError | CliConfigError,
+  A2ACall.ClientEnvironment | Output
+> =>
+  Effect.gen(function*() {
+    const budget = yield* timeoutValue(flags.timeout)
+    const task = yield* A2ACall.run((client: A2AClient.A2AClient) =>
+      client[call](flags.agentSessionUid, flags.taskId, { timeout: budget })
+    )
+    yield* printAnswer(task, flags.output)
+  })
+
+const taskCommand = <Name extends string>(name: Name, call: TaskCall, description: string) =>
+  Command.make(name, flags, runTaskCall(call)).pipe(Command.withDescription(description))
+
+/**
+ * @since 0.1.0
+ * @category commands
+ */
+export const command = Command.make("task").pipe(
+  Command.withDescription("Follow a Task started with send --response-kind task"),
+  Command.withSubcommands([
+    taskCommand("get", "getA2ATask", "Print the Task's current state"),
+    taskCommand("wait", "waitForA2ATask", "Wait until the Task ends or needs input, then print it"),
+    taskCommand("cancel", "cancelA2ATask", "Cancel the Task and print it")
+  ])
+)

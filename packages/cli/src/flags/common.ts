@@ -1,0 +1,58 @@
+/**
+ * Flags shared by every A2A command: `--timeout` and `--output`.
+ *
+ * @since 0.1.0
+ */
+import * as Args from "@effect/cli/Args"
+import * as Options from "@effect/cli/Options"
+import type { A2AError, Timeout } from "@mainsequence/a2a"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import { outputFormats } from "../Output.js"
+import { parseTimeout } from "./timeout.js"
+
+/**
+ * `<agent_session_uid>`: the backend `AgentSession.uid` (the SDK checks it is a UUID).
+ *
+ * @since 0.1.0
+ * @category args
+ */
+export const agentSessionUid = Args.text({ name: "agent_session_uid" }).pipe(
+  Args.withDescription("The Agent session uid (a UUID), the conversation the message belongs to")
+)
+
+/**
+ * `--timeout SECONDS` or `--timeout CONNECT,READ`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const timeout = Options.text("timeout").pipe(
+  Options.withPseudoName("SECONDS"),
+  Options.withDescription(
+    "The call's total budget in seconds, or CONNECT,READ phase limits (total = their sum); default 5,900"
+  ),
+  Options.optional
+)
+
+/**
+ * The validated `--timeout`, or `undefined` for the SDK's default.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const timeoutValue = (
+  flag: Option.Option<string>
+): Effect.Effect<Timeout.Timeout | undefined, A2AError.A2AInputError> =>
+  Option.match(flag, { onNone: () => Effect.succeed(undefined), onSome: parseTimeout })
+
+/**
+ * `--output json|text`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const output = Options.choice("output", outputFormats).pipe(
+  Options.withDescription("json: the A2A answer in its wire shape (default); text: only its text parts"),
+  Options.withDefault("json" as const)
+)
