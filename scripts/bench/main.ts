@@ -12,8 +12,10 @@
 import { writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
+import { concurrency } from "./concurrency.js"
 import { startServerChild } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
+import { memory } from "./memory.js"
 import { perSend } from "./perSend.js"
 
 const argv = process.argv.slice(2)
@@ -45,7 +47,9 @@ const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
 
 type Bench = { readonly id: string; readonly run: (ctx: BenchContext) => Promise<Section> }
 const benches: ReadonlyArray<Bench> = [
-  { id: "per-send", run: perSend }
+  { id: "per-send", run: perSend },
+  { id: "concurrency", run: concurrency },
+  { id: "memory", run: memory }
 ]
 
 const main = async () => {

@@ -1,5 +1,60 @@
-/** Placeholder until the SDK's node layer lands. */
-import type { Side, Target } from "./side.js"
+/**
+ * Our SDK: `A2AClient` from `@mainsequence/a2a/node` (the undici `HttpClient` of @effect/platform-node),
+ * in-memory access cache, run through one `ManagedRuntime`. The first send resolves access; after that
+ * the cache is warm (the minimal backend's `expires_at` is an hour ahead).
+ *
+ * - mode `promise`: `runtime.runPromise(client.sendA2AMessage(...))` per send — what a non-Effect caller
+ *   pays, Promise boundary included.
+ * - mode `effect`: the sends run inside one Effect program (an Effect caller's cost).
+ */
+import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
+import * as A2ANode from "@mainsequence/a2a/node"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Redacted from "effect/Redacted"
+import { USER_TOKEN } from "../servers/minimalPlatform.js"
+import { MESSAGE_TEXT, type Side, type Target } from "./side.js"
 
-export const makeOurs = (_target: Target, _mode: "promise" | "effect"): Promise<Side> =>
-  Promise.reject(new Error("@mainsequence/a2a/node is not built yet"))
+/** The client layer the benchmarks use: Node (undici) HTTP, a fresh in-memory access cache. */
+export const oursLayer = (backendUrl: string) =>
+  A2ANode.layer({ backendUrl, accessToken: Redacted.make(USER_TOKEN) }).pipe(
+    Layer.provide(RuntimeAccessCache.layerMemory)
+  )
+
+export const makeOurs = async (target: Target, mode: "promise" | "effect"): Promise<Side> => {
+  const runtime = ManagedRuntime.make(oursLayer(target.baseUrl))
+  const client = await runtime.runPromise(A2AClient.A2AClient)
+  const check = (answer: { readonly role: string; readonly contextId?: string | undefined }) => {
+    if (answer.role !== "ROLE_AGENT" || answer.contextId !== target.sessionUid) {
+      throw new Error(`ours: unexpected answer ${JSON.stringify(answer)}`)
+    }
+  }
+  const sendOne = () => client.sendA2AMessage(target.sessionUid, { message: MESSAGE_TEXT })
+  if (mode === "promise") {
+    return {
+      name: "ours (runPromise per send)",
+      block: async (n, out) => {
+        for (let i = 0; i < n; i++) {
+          const t0 = performance.now()
+          check(await runtime.runPromise(sendOne()))
+          out.push(performance.now() - t0)
+        }
+      },
+      close: () => runtime.dispose()
+    }
+  }
+  const loop = (n: number, out: Array<number>) =>
+    Effect.gen(function*() {
+      for (let i = 0; i < n; i++) {
+        const t0 = performance.now()
+        check(yield* sendOne())
+        out.push(performance.now() - t0)
+      }
+    })
+  return {
+    name: "ours (in Effect)",
+    block: (n, out) => runtime.runPromise(loop(n, out)),
+    close: () => runtime.dispose()
+  }
+}

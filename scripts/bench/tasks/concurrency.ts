@@ -1,0 +1,123 @@
+/**
+ * Task (own process, so peaks are this scenario's alone): N concurrent sends spread over S sessions.
+ * `client: "ours"` sends through the SDK with a fresh in-memory access cache; the sessions are cold
+ * (see `servers/minimalPlatform.ts` modes). `client: "floor"` is raw undici to ready sessions whose
+ * access is known up front (no resolve at all): the transport's own cost at that concurrency.
+ * `warm: true` (ours) primes the cache with one send per session before the timed part.
+ */
+import { randomUUID } from "node:crypto"
+import { Agent } from "undici"
+import { type MemoryPeaks, startMemorySampler } from "../lib/memSampler.js"
+import { admin, type SessionMode } from "../servers/minimalPlatform.js"
+import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl } from "../sides/side.js"
+
+export interface ConcurrencyArgs {
+  readonly baseUrl: string
+  readonly client: "ours" | "floor"
+  readonly mode: SessionMode
+  readonly sessions: number
+  readonly sends: number
+  readonly coldDelayMs: number
+  readonly retryAfterMs: number
+  readonly warm: boolean
+}
+
+export interface ConcurrencyResult {
+  readonly wallMs: number
+  readonly ok: number
+  readonly failed: number
+  readonly firstError: string | undefined
+  readonly resolves: number
+  readonly maxResolvesPerSession: number
+  readonly minResolvesPerSession: number
+  readonly runtimeSends: number
+  readonly memory: MemoryPeaks
+}
+
+const floorSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
+  const agent = new Agent()
+  const access = new Map<string, { origin: string; path: string; token: string }>()
+  for (const uid of uids) {
+    const a = await admin.runtime(args.baseUrl, uid)
+    const url = new URL(runtimeUrl(a.rpcUrl, "/api/a2a/v1/message:send"))
+    access.set(uid, { origin: url.origin, path: url.pathname, token: a.token })
+  }
+  const sendOne = async (uid: string) => {
+    const a = access.get(uid) ?? { origin: "", path: "", token: "" }
+    const res = await agent.request({
+      origin: a.origin,
+      path: a.path,
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${a.token}`,
+        "content-type": "application/a2a+json",
+        accept: "application/a2a+json",
+        "a2a-extensions": RESPONSE_KIND_EXTENSION,
+        "a2a-version": "1.0"
+      },
+      body: JSON.stringify({
+        message: {
+          messageId: `msg-${randomUUID()}`,
+          role: "ROLE_USER",
+          contextId: uid,
+          parts: [{ text: MESSAGE_TEXT }]
+        },
+        configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
+      })
+    })
+    const answer = (await res.body.json()) as { message?: { role?: unknown } }
+    if (res.statusCode !== 200 || answer.message?.role !== "ROLE_AGENT") throw new Error(`status ${res.statusCode}`)
+  }
+  return {
+    run: () => Promise.allSettled(Array.from({ length: args.sends }, (_, i) => sendOne(uids[i % uids.length] ?? ""))),
+    close: () => agent.close()
+  }
+}
+
+const oursSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
+  const [{ A2AClient }, ManagedRuntime, { oursLayer }] = await Promise.all([
+    import("@mainsequence/a2a"),
+    import("effect/ManagedRuntime"),
+    import("../sides/ours.js")
+  ])
+  const runtime = ManagedRuntime.make(oursLayer(args.baseUrl))
+  const client = await runtime.runPromise(A2AClient.A2AClient)
+  const sendOne = (uid: string) => runtime.runPromise(client.sendA2AMessage(uid, { message: MESSAGE_TEXT }))
+  if (args.warm) { for (const uid of uids) await sendOne(uid) }
+  return {
+    run: () => Promise.allSettled(Array.from({ length: args.sends }, (_, i) => sendOne(uids[i % uids.length] ?? ""))),
+    close: () => runtime.dispose()
+  }
+}
+
+export const run = async (args: ConcurrencyArgs): Promise<ConcurrencyResult> => {
+  await admin.configure(args.baseUrl, {
+    mode: args.mode,
+    coldDelayMs: args.coldDelayMs,
+    retryAfterMs: args.retryAfterMs
+  })
+  const uids = Array.from({ length: args.sessions }, () => randomUUID())
+  const sides = args.client === "ours" ? await oursSends(args, uids) : await floorSends(args, uids)
+  await admin.reset(args.baseUrl)
+  const sampler = startMemorySampler(5)
+  const t0 = performance.now()
+  const settled = await sides.run()
+  const wallMs = performance.now() - t0
+  const memory = sampler.stop()
+  await sides.close()
+  const stats = await admin.stats(args.baseUrl)
+  const perSession = uids.map((u) => stats.resolvesBySession[u] ?? 0)
+  const failedOnes = settled.filter((s): s is PromiseRejectedResult => s.status === "rejected")
+  const firstFailure = failedOnes[0]
+  return {
+    wallMs,
+    ok: settled.length - failedOnes.length,
+    failed: failedOnes.length,
+    firstError: firstFailure === undefined ? undefined : String(firstFailure.reason),
+    resolves: stats.resolves,
+    maxResolvesPerSession: Math.max(...perSession),
+    minResolvesPerSession: Math.min(...perSession),
+    runtimeSends: stats.sends,
+    memory
+  }
+}
