@@ -17,6 +17,7 @@ import { startServerChild } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
 import { memory } from "./memory.js"
 import { perSend } from "./perSend.js"
+import { profile as profileBench } from "./profile.js"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): string | undefined => {
@@ -49,7 +50,8 @@ type Bench = { readonly id: string; readonly run: (ctx: BenchContext) => Promise
 const benches: ReadonlyArray<Bench> = [
   { id: "per-send", run: perSend },
   { id: "concurrency", run: concurrency },
-  { id: "memory", run: memory }
+  { id: "memory", run: memory },
+  { id: "profile", run: profileBench }
 ]
 
 const main = async () => {
@@ -67,6 +69,7 @@ const main = async () => {
   try {
     for (const b of benches) {
       if (only !== undefined && !only.includes(b.id)) continue
+      if (b.id === "profile" && !profile && (short || !sdkAvailable)) continue
       const t0 = performance.now()
       try {
         sections.push(await b.run(ctx))
@@ -109,7 +112,6 @@ const main = async () => {
       failures.length > 0 ? `; FAILED: ${failures.join(", ")}` : ""
     }`
   )
-  if (profile) log("profile requested")
   process.exitCode = failures.length > 0 ? 1 : 0
 }
 

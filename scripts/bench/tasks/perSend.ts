@@ -6,6 +6,8 @@
  * by its sends — client-only, since the server is another process.
  */
 import { randomUUID } from "node:crypto"
+import { writeFileSync } from "node:fs"
+import { Session } from "node:inspector/promises"
 import { summarize, type Summary } from "../lib/stats.js"
 import { admin, USER_TOKEN } from "../servers/minimalPlatform.js"
 import { makeSide, type SideName } from "../sides/index.js"
@@ -17,6 +19,9 @@ export interface PerSendArgs {
   readonly warmup: number
   readonly rounds: number
   readonly block: number
+  /** If set: CPU-profile the measured rounds (V8 sampling profiler, as `node --cpu-prof`) into this file. */
+  readonly cpuProfilePath?: string
+  readonly samplingIntervalUs?: number
 }
 
 export interface SideResult {
@@ -64,6 +69,13 @@ export const run = async (args: PerSendArgs): Promise<PerSendResult> => {
     scratch.length = 0
   }
 
+  const inspector = args.cpuProfilePath === undefined ? undefined : new Session()
+  if (inspector !== undefined) {
+    inspector.connect()
+    await inspector.post("Profiler.enable")
+    await inspector.post("Profiler.setSamplingInterval", { interval: args.samplingIntervalUs ?? 100 })
+    await inspector.post("Profiler.start")
+  }
   for (let r = 0; r < args.rounds; r++) {
     for (const s of shuffle([...sides])) {
       const cpu0 = process.cpuUsage()
@@ -71,6 +83,11 @@ export const run = async (args: PerSendArgs): Promise<PerSendResult> => {
       const cpu = process.cpuUsage(cpu0)
       s.cpuUs += cpu.user + cpu.system
     }
+  }
+  if (inspector !== undefined && args.cpuProfilePath !== undefined) {
+    const { profile } = await inspector.post("Profiler.stop")
+    writeFileSync(args.cpuProfilePath, JSON.stringify(profile))
+    inspector.disconnect()
   }
   for (const s of sides) await s.side.close()
 
