@@ -4,12 +4,22 @@
  *
  * @since 0.1.0
  */
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
-import type * as Effect from "effect/Effect"
-import type * as Redacted from "effect/Redacted"
-import type * as A2AError from "./A2AError.js"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as Attachment from "./Attachment.js"
+import * as backendClient from "./internal/backendClient.js"
+import type { Env } from "./internal/env.js"
+import * as pipeline from "./internal/pipeline.js"
+import * as tasks from "./internal/tasks.js"
+import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
 import type * as Timeout from "./Timeout.js"
 
 /**
@@ -100,3 +110,115 @@ export interface A2AClient {
 export const A2AClient: Context.Tag<A2AClient, A2AClient> = Context.GenericTag<A2AClient>(
   "@mainsequence/a2a/A2AClient"
 )
+
+const sha256Hex = (text: string): Effect.Effect<string> =>
+  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
+    Effect.map((digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join(""))
+  )
+
+const checkOptions = (options: A2AClientOptions): Effect.Effect<void, A2AError.A2AInputError> => {
+  if (typeof options.backendUrl !== "string" || options.backendUrl.trim() === "") {
+    return Effect.fail(
+      new A2AError.A2AInputError({ field: "backendUrl", reason: "is missing (set MAINSEQUENCE_ENDPOINT)" })
+    )
+  }
+  if (!Redacted.isRedacted(options.accessToken) || Redacted.value(options.accessToken).trim() === "") {
+    return Effect.fail(
+      new A2AError.A2AInputError({ field: "accessToken", reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)" })
+    )
+  }
+  return Effect.void
+}
+
+/**
+ * Builds the client on the `HttpClient` and `RuntimeAccessCache` in context. Unusable options (a blank
+ * backend URL or access token) make every call fail with `A2AInputError` before any request.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (
+  options: A2AClientOptions
+): Effect.Effect<A2AClient, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const cache = yield* RuntimeAccessCache.RuntimeAccessCache
+    const backend = yield* backendClient.make(options, client)
+    const backendUrl = options.backendUrl.trim().replace(/\/+$/, "")
+    // The cache is scoped by user: the username when known, else a hash of the configured access token.
+    const user = options.username !== undefined && options.username.trim() !== ""
+      ? Effect.succeed(`user:${options.username.trim()}`)
+      : Effect.map(sha256Hex(Redacted.value(options.accessToken)), (hash) => `token:${hash}`)
+    const userScope = yield* Effect.cached(user)
+    const env: Env = {
+      client,
+      backend,
+      cache,
+      ready: checkOptions(options),
+      cacheKey: (agentSessionUid) =>
+        Effect.flatMap(userScope, (scope) => sha256Hex(`${backendUrl}\n${scope}\n${agentSessionUid}`))
+    }
+
+    function sendA2AMessage(
+      agentSessionUid: string,
+      input: SendA2AMessageInput & { readonly responseKind: "task" }
+    ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
+    function sendA2AMessage(
+      agentSessionUid: string,
+      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+    ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
+    function sendA2AMessage(
+      agentSessionUid: string,
+      input: SendA2AMessageInput
+    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
+    function sendA2AMessage(
+      agentSessionUid: string,
+      input: SendA2AMessageInput
+    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> {
+      return pipeline.sendMessage(env, agentSessionUid, input)
+    }
+
+    return A2AClient.of({
+      sendA2AMessage,
+      getA2ATask: (agentSessionUid, taskId, options) => tasks.getTask(env, agentSessionUid, taskId, options),
+      waitForA2ATask: (agentSessionUid, taskId, options) => tasks.waitForTask(env, agentSessionUid, taskId, options),
+      cancelA2ATask: (agentSessionUid, taskId, options) => tasks.cancelTask(env, agentSessionUid, taskId, options)
+    })
+  })
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (
+  options: A2AClientOptions
+): Layer.Layer<A2AClient, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
+  Layer.effect(A2AClient, make(options))
+
+/**
+ * The options from the environment: `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN`, and the optional
+ * `MAINSEQUENCE_REFRESH_TOKEN` and `MAINSEQUENCE_USERNAME`.
+ *
+ * @since 0.1.0
+ * @category config
+ */
+export const config: Config.Config<A2AClientOptions> = Config.all({
+  backendUrl: Config.nonEmptyString("MAINSEQUENCE_ENDPOINT"),
+  accessToken: Config.redacted(Config.nonEmptyString("MAINSEQUENCE_ACCESS_TOKEN")),
+  refreshToken: Config.option(Config.redacted(Config.nonEmptyString("MAINSEQUENCE_REFRESH_TOKEN"))),
+  username: Config.option(Config.nonEmptyString("MAINSEQUENCE_USERNAME"))
+}).pipe(Config.map(({ accessToken, backendUrl, refreshToken, username }): A2AClientOptions => ({
+  backendUrl,
+  accessToken,
+  refreshToken: Option.getOrUndefined(refreshToken),
+  username: Option.getOrUndefined(username)
+})))
+
+/**
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  options: Config.Config<A2AClientOptions> = config
+): Layer.Layer<A2AClient, ConfigError.ConfigError, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
+  Layer.effect(A2AClient, Effect.flatMap(options, make))

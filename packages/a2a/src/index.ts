@@ -9,11 +9,19 @@ export * as A2AError from "./A2AError.js"
 /**
  * @since 0.1.0
  */
+export * as A2AProgress from "./A2AProgress.js"
+/**
+ * @since 0.1.0
+ */
 export * as A2AProtocol from "./A2AProtocol.js"
 /**
  * @since 0.1.0
  */
 export * as Attachment from "./Attachment.js"
+/**
+ * @since 0.1.0
+ */
+export * as RuntimeAccess from "./RuntimeAccess.js"
 /**
  * @since 0.1.0
  */

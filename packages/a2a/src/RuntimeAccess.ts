@@ -1,0 +1,209 @@
+/**
+ * The backend's runtime-access answer (SPEC §3) and the admission decision taken from it.
+ * `runtime_interaction.can_submit` is the sole admission decision; `runtime_presence` is diagnostic only.
+ *
+ * @since 0.1.0
+ */
+import * as Either from "effect/Either"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+
+const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RuntimeNotice = Schema.Struct({
+  code: OptionalString,
+  severity: OptionalString,
+  title: OptionalString,
+  message: OptionalString
+}, Rest)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RuntimeNotice extends Schema.Schema.Type<typeof RuntimeNotice> {}
+
+/**
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RuntimeInteraction = Schema.Struct({
+  state: Schema.String,
+  can_submit: Schema.Boolean,
+  notice: Schema.optional(Schema.NullOr(RuntimeNotice)),
+  operation: Schema.optional(Schema.Unknown),
+  retry_after_ms: Schema.optional(Schema.NullOr(Schema.Number))
+}, Rest)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RuntimeInteraction extends Schema.Schema.Type<typeof RuntimeInteraction> {}
+
+/**
+ * Diagnostic only: shown in progress output and errors, never decided on.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const RuntimePresence = Schema.Struct({
+  phase: OptionalString,
+  replicas: Schema.optional(Schema.Unknown),
+  detail: OptionalString,
+  observed_at: OptionalString,
+  wake: Schema.optional(Schema.Unknown)
+}, Rest)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface RuntimePresence extends Schema.Schema.Type<typeof RuntimePresence> {}
+
+/**
+ * The answer of `POST {backend}/api/v1/agent-sessions/{uid}/resolve-runtime-access/`. Unknown keys are
+ * kept; the runtime token is decoded straight into a `Redacted`.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ResolveRuntimeAccessAnswer = Schema.Struct({
+  coding_agent_service_uid: OptionalString,
+  mode: OptionalString,
+  rpc_url: OptionalString,
+  token: Schema.optional(Schema.NullOr(Schema.Redacted(Schema.String))),
+  expires_at: OptionalString,
+  runtime_paths: Schema.optional(Schema.Unknown),
+  runtime_interaction: Schema.optional(Schema.NullOr(RuntimeInteraction)),
+  runtime_presence: Schema.optional(Schema.NullOr(RuntimePresence)),
+  detail: OptionalString
+}, Rest)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ResolveRuntimeAccessAnswer extends Schema.Schema.Type<typeof ResolveRuntimeAccessAnswer> {}
+
+/**
+ * States in which the backend is still bringing the runtime up; with a numeric `retry_after_ms` the call
+ * re-resolves after that delay.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const transientStates: ReadonlySet<string> = new Set(["checking", "starting", "waking", "updating"])
+
+/**
+ * The shortest wait between two resolutions: smaller `retry_after_ms` values count as this.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const minimumRetryAfterMs = 100
+
+/**
+ * Submission is admitted: send to `rpcUrl` with `token`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Admitted {
+  readonly _tag: "Admitted"
+  readonly rpcUrl: string
+  readonly token: Redacted.Redacted<string>
+  readonly expiresAt: string | undefined
+  readonly serviceUid: string | undefined
+  readonly state: string
+  readonly notice: RuntimeNotice | undefined
+}
+
+/**
+ * Blocked for now: re-resolve after `retryAfterMs` (already raised to at least 100 ms).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Transient {
+  readonly _tag: "Transient"
+  readonly state: string
+  readonly retryAfterMs: number
+  readonly notice: RuntimeNotice | undefined
+  readonly presence: RuntimePresence | undefined
+}
+
+/**
+ * Blocked, with no automatic retry.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Terminal {
+  readonly _tag: "Terminal"
+  readonly state: string
+  readonly notice: RuntimeNotice | undefined
+  readonly detail: string | undefined
+  readonly presence: RuntimePresence | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export type Decision = Admitted | Transient | Terminal
+
+const nonBlank = (s: string | null | undefined): s is string => typeof s === "string" && s.trim() !== ""
+
+const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefined
+
+/**
+ * The admission decision of an answer, or the contract rule it breaks (`can_submit: true` without
+ * `mode: "token"`, `rpc_url` and `token`).
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decision, string> => {
+  const interaction = answer.runtime_interaction ?? undefined
+  const presence = orUndefined(answer.runtime_presence)
+  const token = orUndefined(answer.token)
+  const hasAccess = answer.mode === "token" && nonBlank(answer.rpc_url) && token !== undefined
+  const admitted = (state: string, notice: RuntimeNotice | undefined): Either.Either<Decision, string> =>
+    hasAccess && nonBlank(answer.rpc_url) && token !== undefined
+      ? Either.right({
+        _tag: "Admitted",
+        rpcUrl: answer.rpc_url.trim(),
+        token,
+        expiresAt: orUndefined(answer.expires_at),
+        serviceUid: orUndefined(answer.coding_agent_service_uid),
+        state,
+        notice
+      })
+      : Either.left("can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token")
+  const terminal = (state: string, notice: RuntimeNotice | undefined): Either.Either<Decision, string> =>
+    Either.right({ _tag: "Terminal", state, notice, detail: orUndefined(answer.detail), presence })
+
+  if (interaction === undefined) {
+    // An older backend without runtime_interaction: the mode alone decides.
+    return hasAccess ? admitted("ready", undefined) : terminal(answer.mode ?? "unavailable", undefined)
+  }
+  const notice = orUndefined(interaction.notice)
+  if (interaction.can_submit) return admitted(interaction.state, notice)
+  const retry = interaction.retry_after_ms
+  if (transientStates.has(interaction.state) && typeof retry === "number" && Number.isFinite(retry)) {
+    return Either.right({
+      _tag: "Transient",
+      state: interaction.state,
+      retryAfterMs: Math.max(minimumRetryAfterMs, retry),
+      notice,
+      presence
+    })
+  }
+  return terminal(interaction.state, notice)
+}

@@ -1,0 +1,173 @@
+/**
+ * Requests to the Main Sequence backend with the user's bearer token (SPEC §3, §8): error mapping, and one
+ * refresh of the access token on a 401 when a refresh token is configured. Nothing else is retried.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import type { A2AClientOptions } from "../A2AClient.js"
+import {
+  type A2AStep,
+  BackendContractError,
+  NotLoggedInError,
+  PermissionDeniedError,
+  RateLimitedError,
+  ServerError,
+  SessionNotFoundError
+} from "../A2AError.js"
+import { type Call, spanAttributes } from "./budget.js"
+import { describeBody, exchange, type ExchangeError, type HttpAnswer, joinUrl, jsonOf } from "./exchange.js"
+
+/** @internal */
+export type BackendError =
+  | NotLoggedInError
+  | PermissionDeniedError
+  | SessionNotFoundError
+  | RateLimitedError
+  | BackendContractError
+  | ServerError
+  | ExchangeError
+
+/** @internal */
+export interface BackendAnswer {
+  readonly url: string
+  readonly status: number
+  readonly json: Readonly<Record<string, unknown>>
+}
+
+/** @internal */
+export interface BackendClient {
+  /** A JSON object answered with 2xx, or the mapped error. */
+  readonly request: (
+    call: Call,
+    step: A2AStep,
+    method: "GET" | "POST",
+    path: string
+  ) => Effect.Effect<BackendAnswer, BackendError>
+}
+
+const pickString = (u: unknown, key: string): string | undefined =>
+  Predicate.hasProperty(u, key) && Predicate.isString(u[key]) && u[key].trim() !== "" ? u[key] : undefined
+
+/**
+ * The message of a backend error: JSON `detail`, `error` (or `error.message`) or `message`, else the text.
+ *
+ * @internal
+ */
+export const backendErrorDetail = (answer: HttpAnswer): string | undefined =>
+  Option.match(jsonOf(answer), {
+    onNone: () => describeBody(answer),
+    onSome: (json) =>
+      pickString(json, "detail") ?? pickString(json, "error") ??
+        (Predicate.hasProperty(json, "error") ? pickString(json.error, "message") : undefined) ??
+        pickString(json, "message") ?? describeBody(answer)
+  })
+
+/**
+ * The error for a non-2xx backend answer.
+ *
+ * @internal
+ */
+export const backendError = (call: Call, answer: HttpAnswer): BackendError => {
+  const fields = {
+    agentSessionUid: call.agentSessionUid,
+    messageId: call.messageId,
+    method: answer.method,
+    url: answer.url,
+    status: answer.status,
+    detail: backendErrorDetail(answer)
+  }
+  switch (answer.status) {
+    case 401:
+      return new NotLoggedInError(fields)
+    case 403:
+      return new PermissionDeniedError(fields)
+    case 404:
+      return new SessionNotFoundError(fields)
+    case 429:
+      return new RateLimitedError({ ...fields, retryAfter: answer.headers["retry-after"] })
+  }
+  if (answer.status >= 500) return new ServerError({ ...fields, origin: "backend" })
+  return new BackendContractError({
+    agentSessionUid: call.agentSessionUid,
+    messageId: call.messageId,
+    url: answer.url,
+    status: answer.status,
+    reason: `unexpected status ${answer.status}${fields.detail === undefined ? "" : `: ${fields.detail}`}`
+  })
+}
+
+const RefreshAnswer = Schema.Struct({
+  access: Schema.Redacted(Schema.NonEmptyTrimmedString),
+  refresh: Schema.optional(Schema.NullOr(Schema.Redacted(Schema.NonEmptyTrimmedString)))
+})
+
+/** @internal */
+export const make = (
+  options: A2AClientOptions,
+  client: HttpClient.HttpClient
+): Effect.Effect<BackendClient> =>
+  Effect.gen(function*() {
+    const accessToken = yield* Ref.make(options.accessToken)
+    const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
+    const url = (path: string) => joinUrl(options.backendUrl.trim(), path)
+
+    const send = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
+      Effect.flatMap(Ref.get(accessToken), (token) => {
+        const base = method === "GET" ? HttpClientRequest.get(url(path)) : HttpClientRequest.post(url(path))
+        const request = base.pipe(
+          HttpClientRequest.bearerToken(token),
+          HttpClientRequest.acceptJson,
+          method === "POST" ? HttpClientRequest.bodyText("{}", "application/json") : (r) => r
+        )
+        return exchange(client, call, step, request)
+      })
+
+    // One refresh of the user's access token; `false` when there is no refresh token or it was refused.
+    const refreshAccess = (call: Call, step: A2AStep) =>
+      Effect.gen(function*() {
+        const refresh = yield* Ref.get(refreshToken)
+        if (Option.isNone(refresh)) return false
+        const request = HttpClientRequest.post(url("/auth/jwt-token/token/refresh/")).pipe(
+          HttpClientRequest.acceptJson,
+          HttpClientRequest.bodyText(JSON.stringify({ refresh: Redacted.value(refresh.value) }), "application/json")
+        )
+        const answer = yield* exchange(client, call, step, request)
+        if (answer.status < 200 || answer.status >= 300) return false
+        const decoded = Schema.decodeUnknownOption(RefreshAnswer)(jsonOf(answer).pipe(Option.getOrUndefined))
+        if (Option.isNone(decoded)) return false
+        yield* Ref.set(accessToken, decoded.value.access)
+        const rotated = decoded.value.refresh
+        if (rotated !== undefined && rotated !== null) yield* Ref.set(refreshToken, Option.some(rotated))
+        return true
+      }).pipe(Effect.withSpan("a2a.refreshAccessToken", { attributes: spanAttributes(call) }))
+
+    const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
+      Effect.gen(function*() {
+        let answer = yield* send(call, step, method, path)
+        if (answer.status === 401 && (yield* refreshAccess(call, step))) {
+          answer = yield* send(call, step, method, path)
+        }
+        if (answer.status < 200 || answer.status >= 300) return yield* Effect.fail(backendError(call, answer))
+        const json = jsonOf(answer)
+        if (Option.isNone(json) || !Predicate.isRecord(json.value)) {
+          const what = describeBody(answer)
+          return yield* new BackendContractError({
+            agentSessionUid: call.agentSessionUid,
+            messageId: call.messageId,
+            url: answer.url,
+            status: answer.status,
+            reason: `the answer is not a JSON object${what === undefined ? "" : ` (${what})`}`
+          })
+        }
+        const result: BackendAnswer = { url: answer.url, status: answer.status, json: json.value }
+        return result
+      })
+
+    return { request }
+  })

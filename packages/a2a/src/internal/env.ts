@@ -1,0 +1,19 @@
+/**
+ * What the steps of a call share: the HTTP client, the backend client, the cache and its key.
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as Effect from "effect/Effect"
+import type { A2AInputError } from "../A2AError.js"
+import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
+import type { BackendClient } from "./backendClient.js"
+
+/** @internal */
+export interface Env {
+  readonly client: HttpClient.HttpClient
+  readonly backend: BackendClient
+  readonly cache: RuntimeAccessCache.Service
+  /** The cache key of a session: a hash of backend URL, user and session uid. */
+  /** Fails when the client's options are unusable (blank backend URL or access token). */
+  readonly ready: Effect.Effect<void, A2AInputError>
+  readonly cacheKey: (agentSessionUid: string) => Effect.Effect<string>
+}

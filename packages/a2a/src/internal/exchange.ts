@@ -1,0 +1,166 @@
+/**
+ * One HTTP exchange (backend or runtime) under the call's phase limits: the head, then the whole body read
+ * as a stream so the read limit applies between chunks. `HttpClientError`s become `A2ATransportError`s
+ * here, carrying only the failure kind and an error code, never request text.
+ */
+import type * as Headers from "@effect/platform/Headers"
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Chunk from "effect/Chunk"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
+import { type Call, timeoutError, timeoutWith } from "./budget.js"
+import { currentConnectTimeout } from "./connectTimeout.js"
+
+/** @internal */
+export interface HttpAnswer {
+  readonly method: string
+  readonly url: string
+  readonly status: number
+  readonly headers: Headers.Headers
+  readonly body: Uint8Array
+}
+
+/** @internal */
+export type ExchangeError = A2ATransportError | A2ATimeoutError | AgentRuntimeNotReadyError
+
+class ReadStalled extends Data.TaggedError("ReadStalled") {}
+
+const errorCode = (cause: unknown): string | undefined =>
+  Predicate.hasProperty(cause, "code") && Predicate.isString(cause.code) ? cause.code : undefined
+
+const transportError = (
+  call: Call,
+  step: A2AStep,
+  request: HttpClientRequest.HttpClientRequest,
+  error: HttpClientError.HttpClientError
+): Effect.Effect<never, ExchangeError> =>
+  Effect.gen(function*() {
+    const code = errorCode(error.cause)
+    if (code === "UND_ERR_CONNECT_TIMEOUT" && call.budget.connect !== undefined) {
+      return yield* timeoutError(call, "connect", Duration.toSeconds(call.budget.connect))
+    }
+    return yield* new A2ATransportError({
+      agentSessionUid: call.agentSessionUid,
+      messageId: call.messageId,
+      method: request.method,
+      url: request.url,
+      step,
+      messageMayHaveBeenSent: yield* Ref.get(call.sent),
+      cause: code === undefined ? error.reason : `${error.reason} ${code}`
+    })
+  })
+
+const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
+  const bytes = new Uint8Array(Chunk.reduce(chunks, 0, (n, chunk) => n + chunk.byteLength))
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}
+
+/**
+ * Executes `request` and reads the whole body. With a `[connect, read]` budget the head must arrive within
+ * connect + read (a generic `HttpClient` cannot observe the connect phase on its own; the Node layer also
+ * sets undici's connect timeout from {@link currentConnectTimeout}) and at most `read` may pass between
+ * two body chunks. The call's total budget is enforced around the whole call, not here.
+ *
+ * @internal
+ */
+export const exchange = (
+  client: HttpClient.HttpClient,
+  call: Call,
+  step: A2AStep,
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpAnswer, ExchangeError> =>
+  Effect.gen(function*() {
+    const { connect, read } = call.budget
+    const readSeconds = read === undefined ? 0 : Duration.toSeconds(read)
+    const execute = client.execute(request).pipe(
+      Effect.catchAll((error) => transportError(call, step, request, error)),
+      Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
+    )
+    const response = yield* connect === undefined || read === undefined
+      ? execute
+      : timeoutWith(execute, Duration.sum(connect, read), timeoutError(call, "read", readSeconds))
+    if (step === "send-message") yield* Ref.set(call.step, "read-response")
+    const chunks = yield* response.stream.pipe(
+      read === undefined ? (stream) => stream : Stream.timeoutFail(() => new ReadStalled(), read),
+      Stream.runCollect,
+      Effect.catchAll((error) =>
+        error._tag === "ReadStalled"
+          ? timeoutError(call, "read", readSeconds)
+          : transportError(call, step === "send-message" ? "read-response" : step, request, error)
+      )
+    )
+    return {
+      method: request.method,
+      url: request.url,
+      status: response.status,
+      headers: response.headers,
+      body: concat(chunks)
+    }
+  })
+
+/**
+ * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →
+ * `application/a2a+json`).
+ *
+ * @internal
+ */
+export const mediaTypeOf = (answer: HttpAnswer): string | undefined => {
+  const header = answer.headers["content-type"]
+  if (header === undefined) return undefined
+  return header.split(";")[0]?.trim().toLowerCase()
+}
+
+/** @internal */
+export const isJsonMediaType = (mediaType: string | undefined): boolean =>
+  mediaType !== undefined && (mediaType === "application/json" || mediaType.endsWith("+json"))
+
+/** @internal */
+export const textOf = (answer: HttpAnswer): string => new TextDecoder().decode(answer.body)
+
+/**
+ * The body as JSON, or `None` when it is not JSON.
+ *
+ * @internal
+ */
+export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => {
+  try {
+    return Option.some(JSON.parse(textOf(answer)))
+  } catch {
+    return Option.none()
+  }
+}
+
+const squash = (text: string): string => text.replace(/\s+/g, " ").trim()
+
+/**
+ * A short human description of a non-JSON body: an HTML page's title, else the start of the text.
+ *
+ * @internal
+ */
+export const describeBody = (answer: HttpAnswer): string | undefined => {
+  const text = textOf(answer)
+  const mediaType = mediaTypeOf(answer)
+  if (mediaType === "text/html" || /^\s*<(!doctype|html)/i.test(text)) {
+    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]
+    return title === undefined || squash(title) === "" ? "an HTML error page" : `an HTML page "${squash(title)}"`
+  }
+  const short = squash(text)
+  if (short === "") return undefined
+  return short.length > 200 ? `${short.slice(0, 200)}…` : short
+}
+
+/** @internal */
+export const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, "")}${path}`

@@ -1,0 +1,88 @@
+/**
+ * The send pipeline, top to bottom as SPEC §1, under one total budget (§5).
+ */
+import * as Effect from "effect/Effect"
+import type { SendA2AMessageInput } from "../A2AClient.js"
+import type * as A2AProtocol from "../A2AProtocol.js"
+import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
+import * as Timeout from "../Timeout.js"
+import { awaitAdmission } from "./awaitAdmission.js"
+import { type Call, makeCall, withinBudget } from "./budget.js"
+import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
+import { ensureTaskSupport } from "./discoverAgent.js"
+import type { Env } from "./env.js"
+import type { RuntimeCredentialsRejected } from "./httpErrors.js"
+import { refreshOnce } from "./refreshOnce.js"
+import { sendToRuntime } from "./sendToRuntime.js"
+
+/**
+ * Steps 2–3: a valid cached access, else resolve (and wait while transient). Concurrent calls for the
+ * same session share one resolution through the cache; `fresh` skips the cached entry.
+ *
+ * @internal
+ */
+export const obtainAccess = (env: Env, call: Call, fresh: boolean) =>
+  Effect.flatMap(env.cacheKey(call.agentSessionUid), (key) =>
+    env.cache.getOrResolve(
+      key,
+      Effect.flatMap(awaitAdmission(env, call), RuntimeAccessCache.fromAdmitted),
+      { fresh }
+    ))
+
+/**
+ * Steps 2–5 around one runtime exchange: obtain access, run `attempt`, and on a runtime 401/403 drop the
+ * cached access, obtain fresh access and run it once more.
+ *
+ * @internal
+ */
+export const withRuntimeAccess = <A, E>(
+  env: Env,
+  call: Call,
+  attempt: (
+    access: RuntimeAccessCache.CachedRuntimeAccess,
+    attempt: number
+  ) => Effect.Effect<A, E | RuntimeCredentialsRejected>
+) =>
+  Effect.gen(function*() {
+    const key = yield* env.cacheKey(call.agentSessionUid)
+    const access = yield* obtainAccess(env, call, false)
+    return yield* refreshOnce({
+      call,
+      access,
+      refresh: Effect.zipRight(env.cache.invalidate(key), obtainAccess(env, call, true)),
+      attempt
+    })
+  })
+
+/**
+ * `sendA2AMessage`: build the body (1), then under the budget: Task-mode discovery when asked for, access
+ * (2–3), send (4), one refresh on 401/403 (5).
+ *
+ * @internal
+ */
+export const sendMessage = (env: Env, agentSessionUid: string, input: SendA2AMessageInput) =>
+  Effect.gen(function*() {
+    yield* env.ready
+    const uid = yield* validateSessionUid(agentSessionUid)
+    const budget = yield* Timeout.toBudget(input.timeout)
+    const body = yield* buildRequestBody(uid, input)
+    yield* Effect.annotateCurrentSpan({ "a2a.session_uid": uid, "a2a.message_id": body.messageId })
+    const call = yield* makeCall({
+      agentSessionUid: uid,
+      messageId: body.messageId,
+      budget,
+      step: body.responseKind === "task" ? "discover-agent" : "resolve-runtime-access"
+    })
+    return yield* withinBudget(
+      call,
+      Effect.gen(function*() {
+        if (body.responseKind === "task") yield* ensureTaskSupport(env, call, input.agentProfile)
+        const answer: A2AProtocol.Message | A2AProtocol.Task = yield* withRuntimeAccess(
+          env,
+          call,
+          (access, attempt) => sendToRuntime(env, call, access, body, attempt)
+        )
+        return answer
+      })
+    )
+  }).pipe(Effect.withSpan("a2a.sendA2AMessage"))

@@ -1,0 +1,41 @@
+/**
+ * Step 2 (SPEC §3): one `POST {backend}/api/v1/agent-sessions/{uid}/resolve-runtime-access/`, decoded into
+ * an admission decision. The cache lookup around it lives in the pipeline.
+ */
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
+import { BackendContractError } from "../A2AError.js"
+import * as RuntimeAccess from "../RuntimeAccess.js"
+import { type Call, enterStep, spanAttributes } from "./budget.js"
+import type { Env } from "./env.js"
+
+/** @internal */
+export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess")(
+  function*(env: Env, call: Call, attempt: number) {
+    yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
+    yield* enterStep(call, "resolve-runtime-access")
+    const answer = yield* env.backend.request(
+      call,
+      "resolve-runtime-access",
+      "POST",
+      `/api/v1/agent-sessions/${call.agentSessionUid}/resolve-runtime-access/`
+    )
+    const contractError = (reason: string) =>
+      new BackendContractError({
+        agentSessionUid: call.agentSessionUid,
+        messageId: call.messageId,
+        url: answer.url,
+        status: answer.status,
+        reason
+      })
+    const decoded = yield* Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)(answer.json).pipe(
+      Effect.mapError((error) => {
+        const path = ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.path ?? []
+        return contractError(`the runtime-access answer has an unexpected shape at ${path.map(String).join(".")}`)
+      })
+    )
+    return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
+  }
+)

@@ -1,0 +1,55 @@
+/**
+ * Step 4 (SPEC §4): `POST {rpc_url}/api/a2a/v1/message:send` with the exact bytes of step 1, the whole
+ * answer read under the phase limits, then validated.
+ */
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as A2AProtocol from "../A2AProtocol.js"
+import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
+import { decodeSendAnswer } from "./answers.js"
+import { type Call, enterStep, spanAttributes } from "./budget.js"
+import type { RequestBody } from "./buildRequestBody.js"
+import type { Env } from "./env.js"
+import { exchange, joinUrl } from "./exchange.js"
+import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
+
+/**
+ * A request to the runtime with the A2A v1 headers. `rpc_url` is opaque: its trailing `/` is trimmed and
+ * the path appended, keeping any path it has.
+ *
+ * @internal
+ */
+export const runtimeRequest = (
+  access: RuntimeAccessCache.CachedRuntimeAccess,
+  method: "GET" | "POST",
+  path: string,
+  body: Uint8Array | undefined
+): HttpClientRequest.HttpClientRequest => {
+  const url = joinUrl(access.rpcUrl, path)
+  const request = (method === "GET" ? HttpClientRequest.get(url) : HttpClientRequest.post(url)).pipe(
+    HttpClientRequest.bearerToken(access.token),
+    HttpClientRequest.setHeaders({
+      "Accept": A2AProtocol.mediaType,
+      "A2A-Extensions": A2AProtocol.responseKindExtensionUri,
+      "A2A-Version": A2AProtocol.protocolVersion
+    })
+  )
+  return body === undefined ? request : HttpClientRequest.bodyUint8Array(request, body, A2AProtocol.mediaType)
+}
+
+/** @internal */
+export const sendToRuntime = Effect.fn("a2a.sendToRuntime")(
+  function*(env: Env, call: Call, access: RuntimeAccessCache.CachedRuntimeAccess, body: RequestBody, attempt: number) {
+    yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
+    const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
+    yield* enterStep(call, "send-message")
+    yield* Ref.set(call.sent, true)
+    const answer = yield* exchange(env.client, call, "send-message", request)
+    return yield* checkRuntimeAnswer(
+      answer,
+      (answer) => messageError(call, answer),
+      (answer) => decodeSendAnswer(call, answer, body.responseKind)
+    )
+  }
+)

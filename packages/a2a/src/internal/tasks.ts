@@ -1,0 +1,93 @@
+/**
+ * The Task helpers (SPEC §7): get, cancel and wait, each one call with its own budget and the same access
+ * rules as a send (cache, admission and transient wait, one refresh on 401/403).
+ */
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import type { TaskCallOptions } from "../A2AClient.js"
+import type { A2AStep } from "../A2AError.js"
+import * as A2AProtocol from "../A2AProtocol.js"
+import * as Timeout from "../Timeout.js"
+import { decodeTaskAnswer } from "./answers.js"
+import { type Call, enterStep, makeCall, remainingMillis, spanAttributes, withinBudget } from "./budget.js"
+import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
+import type { Env } from "./env.js"
+import { exchange } from "./exchange.js"
+import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
+import { withRuntimeAccess } from "./pipeline.js"
+import { runtimeRequest } from "./sendToRuntime.js"
+
+/** The first interval of `waitForA2ATask`, its growth factor and its cap. */
+const firstWaitMillis = 1_000
+const waitGrowth = 1.5
+const maxWaitMillis = 30_000
+
+const taskCall = <A, E>(
+  env: Env,
+  agentSessionUid: string,
+  taskId: string,
+  options: TaskCallOptions | undefined,
+  run: (call: Call, taskId: string) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    yield* env.ready
+    const uid = yield* validateSessionUid(agentSessionUid)
+    const id = yield* validateTaskId(taskId)
+    const budget = yield* Timeout.toBudget(options?.timeout)
+    const call = yield* makeCall({ agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" })
+    return yield* withinBudget(call, run(call, id))
+  })
+
+const requestTask = (env: Env, call: Call, taskId: string, step: A2AStep, cancel: boolean) =>
+  withRuntimeAccess(env, call, (access, attempt) =>
+    Effect.gen(function*() {
+      yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
+      yield* enterStep(call, step)
+      const path = `/api/a2a/v1/tasks/${encodeURIComponent(taskId)}${cancel ? ":cancel" : ""}`
+      const request = cancel
+        ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
+        : runtimeRequest(access, "GET", path, undefined)
+      const answer = yield* exchange(env.client, call, step, request)
+      const task = yield* checkRuntimeAnswer(
+        answer,
+        (answer) => taskError(call, taskId, answer),
+        (answer) => decodeTaskAnswer(call, answer)
+      )
+      yield* Ref.set(call.lastTask, Option.some(task))
+      return task
+    }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask")))
+
+/** @internal */
+export const getTask = (env: Env, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
+  taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(env, call, id, "get-task", false)).pipe(
+    Effect.withSpan("a2a.getA2ATask")
+  )
+
+/** @internal */
+export const cancelTask = (env: Env, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
+  taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(env, call, id, "cancel-task", true)).pipe(
+    Effect.withSpan("a2a.cancelA2ATask")
+  )
+
+/**
+ * Gets the Task repeatedly, 1 s apart and then 1.5 times longer each time (at most 30 s, at most the rest
+ * of the budget), until it is terminal or interrupted. When the budget ends, the timeout error carries the
+ * last Task seen.
+ *
+ * @internal
+ */
+export const waitForTask = (env: Env, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
+  taskCall(env, agentSessionUid, taskId, options, (call, id) =>
+    Effect.gen(function*() {
+      let interval = firstWaitMillis
+      for (;;) {
+        const task = yield* requestTask(env, call, id, "wait-task", false)
+        if (A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task)) return task
+        yield* enterStep(call, "wait-task")
+        const remaining = yield* remainingMillis(call)
+        yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(interval, remaining))))
+        interval = Math.min(interval * waitGrowth, maxWaitMillis)
+      }
+    })).pipe(Effect.withSpan("a2a.waitForA2ATask"))

@@ -1,0 +1,83 @@
+/**
+ * Node.js layers: the client on undici (`@effect/platform-node`) with an in-memory access cache.
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as Undici from "@effect/platform-node/Undici"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as Config from "effect/Config"
+import type * as ConfigError from "effect/ConfigError"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as A2AClient from "./A2AClient.js"
+import { currentConnectTimeout } from "./internal/connectTimeout.js"
+import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
+
+/**
+ * An undici `HttpClient` that applies the call's connect limit as undici's connect timeout. Dispatchers
+ * are kept per connect value, so connections are reused across calls with the same limit.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
+  HttpClient.HttpClient,
+  Effect.gen(function*() {
+    const base = NodeHttpClient.makeUndici(yield* NodeHttpClient.makeDispatcher)
+    const clients = new Map<number, HttpClient.HttpClient>()
+    const dispatchers: Array<Undici.Dispatcher> = []
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(dispatchers, (dispatcher) => Effect.promise(() => dispatcher.destroy()), { discard: true })
+    )
+    const clientFor = (connectMillis: number): HttpClient.HttpClient => {
+      const existing = clients.get(connectMillis)
+      if (existing !== undefined) return existing
+      const dispatcher = new Undici.Agent({ connect: { timeout: connectMillis } })
+      dispatchers.push(dispatcher)
+      const client = NodeHttpClient.makeUndici(dispatcher)
+      clients.set(connectMillis, client)
+      return client
+    }
+    // `makeWith` adds no span of its own: the chosen undici client traces the request once.
+    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+      (request) =>
+        Effect.flatMap(
+          request,
+          (request) =>
+            Effect.flatMap(FiberRef.get(currentConnectTimeout), (connect) =>
+              Option.match(connect, {
+                onNone: () => base.execute(request),
+                onSome: (limit) => clientFor(Math.max(1, Math.ceil(Duration.toMillis(limit)))).execute(request)
+              }))
+        ),
+      Effect.succeed
+    )
+  })
+)
+
+const dependencies = Layer.merge(layerHttpClient, RuntimeAccessCache.layerMemory)
+
+/**
+ * The client on undici with an in-memory access cache.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: A2AClient.A2AClientOptions): Layer.Layer<A2AClient.A2AClient> =>
+  A2AClient.layer(options).pipe(Layer.provide(dependencies))
+
+/**
+ * {@link layer} with the options from the environment (see `A2AClient.config`).
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layerConfig = (
+  config?: Config.Config<A2AClient.A2AClientOptions>
+): Layer.Layer<A2AClient.A2AClient, ConfigError.ConfigError> =>
+  A2AClient.layerConfig(config).pipe(Layer.provide(dependencies))
