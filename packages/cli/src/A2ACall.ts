@@ -62,7 +62,7 @@ export const run = <A, E, R>(
 ): Effect.Effect<
   A,
   E | CliConfigError,
-  Exclude<R, A2AClient.A2AClient | A2AProgress.A2AProgress> | ClientEnvironment | Output
+  Exclude<Exclude<R, A2AClient.A2AClient>, A2AProgress.A2AProgress> | ClientEnvironment | Output
 > =>
   Effect.gen(function*() {
     const environment = yield* ClientEnvironment

@@ -1,43 +1,28 @@
 /**
  * The CLI's configuration, read from the environment through Effect `Config` (SPEC §8):
  *
- * - `MAINSEQUENCE_ENDPOINT` — the backend URL (required)
- * - `MAINSEQUENCE_ACCESS_TOKEN` — the user's access token (required, secret)
- * - `MAINSEQUENCE_REFRESH_TOKEN` — optional, used once on a backend 401 (secret)
- * - `MAINSEQUENCE_USERNAME` — optional, scopes the runtime-access cache
+ * - `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` (required), `MAINSEQUENCE_REFRESH_TOKEN`,
+ *   `MAINSEQUENCE_USERNAME` (optional) — read by the SDK's `A2AClient.config`
  * - `MAINSEQUENCE_CONFIG_DIR` — default `$XDG_CONFIG_HOME/mainsequence`, else `~/.config/mainsequence`
  *
  * @since 0.1.0
  */
 import * as Path from "@effect/platform/Path"
-import type { A2AClient } from "@mainsequence/a2a"
+import { A2AClient } from "@mainsequence/a2a"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as os from "node:os"
 
 /**
- * The environment variables the CLI reads.
+ * The variable that names the config directory.
  *
  * @since 0.1.0
  * @category constants
  */
-export const variables = {
-  endpoint: "MAINSEQUENCE_ENDPOINT",
-  accessToken: "MAINSEQUENCE_ACCESS_TOKEN",
-  refreshToken: "MAINSEQUENCE_REFRESH_TOKEN",
-  username: "MAINSEQUENCE_USERNAME",
-  configDir: "MAINSEQUENCE_CONFIG_DIR"
-} as const
-
-const nonBlank = (name: string): Config.Config<string> =>
-  Config.string(name).pipe(
-    Config.map((value) => value.trim()),
-    Config.validate({ message: "must not be blank", validation: (value) => value.length > 0 })
-  )
+export const configDirVariable = "MAINSEQUENCE_CONFIG_DIR"
 
 const optionalNonBlank = (name: string): Config.Config<string | undefined> =>
   Config.option(Config.string(name)).pipe(
@@ -45,20 +30,12 @@ const optionalNonBlank = (name: string): Config.Config<string | undefined> =>
   )
 
 /**
- * The SDK client options from the environment. Tokens stay `Redacted`.
+ * The SDK client options from the environment — the SDK's own `A2AClient.config` (tokens stay `Redacted`).
  *
  * @since 0.1.0
  * @category config
  */
-export const clientOptions: Config.Config<A2AClient.A2AClientOptions> = Config.all({
-  backendUrl: nonBlank(variables.endpoint),
-  accessToken: Config.map(nonBlank(variables.accessToken), Redacted.make),
-  refreshToken: Config.map(
-    optionalNonBlank(variables.refreshToken),
-    (token) => token === undefined ? undefined : Redacted.make(token)
-  ),
-  username: optionalNonBlank(variables.username)
-})
+export const clientOptions: Config.Config<A2AClient.A2AClientOptions> = A2AClient.config
 
 /**
  * The config directory: `MAINSEQUENCE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mainsequence`, else
@@ -69,7 +46,7 @@ export const clientOptions: Config.Config<A2AClient.A2AClientOptions> = Config.a
  */
 export const configDirectory: Effect.Effect<string, ConfigError.ConfigError, Path.Path> = Effect.gen(function*() {
   const path = yield* Path.Path
-  const explicit = yield* optionalNonBlank(variables.configDir)
+  const explicit = yield* optionalNonBlank(configDirVariable)
   if (explicit !== undefined) return path.resolve(explicit)
   const xdg = yield* optionalNonBlank("XDG_CONFIG_HOME")
   if (xdg !== undefined) return path.join(path.resolve(xdg), "mainsequence")

@@ -1,0 +1,253 @@
+import { NodeContext } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { describe, expect, it } from "@effect/vitest"
+import { A2AError, type A2AProtocol } from "@mainsequence/a2a"
+import * as Effect from "effect/Effect"
+import { CliConfigError } from "../src/CliConfig.js"
+import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
+
+const send = ["agent", "session", "a2a", "send", sessionUid]
+
+const tempFile = (name: string, content: string | Uint8Array) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const dir = yield* fs.makeTempDirectoryScoped({ prefix: "ms-cli-args-" })
+    const path = `${dir}/${name}`
+    yield* typeof content === "string" ? fs.writeFileString(path, content) : fs.writeFile(path, content)
+    return path
+  })
+
+const sentInput = (calls: ReadonlyArray<{ readonly args: ReadonlyArray<unknown> }>) => calls[0]?.args[0]
+
+describe("send: command line", () => {
+  it.scoped("prints the answer as JSON in its wire shape (2-space indent) and exits 0", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli([...send, "--message", "What can you DO?"])
+      expect(result.exitCode).toBe(0)
+      expect(result.stderr).toBe("")
+      expect(result.stdout).toBe(JSON.stringify({ message: agentMessage(sessionUid) }, null, 2) + "\n")
+      expect(result.calls).toHaveLength(1)
+      expect(result.calls[0]?.agentSessionUid).toBe(sessionUid)
+      expect(sentInput(result.calls)).toEqual({
+        message: "What can you DO?",
+        messageId: undefined,
+        strictDictionary: false,
+        jsonRepairAttempts: undefined,
+        attachments: [],
+        responseKind: undefined,
+        timeout: undefined
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("accepts the flags before the session uid too", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli([
+        "agent",
+        "session",
+        "a2a",
+        "send",
+        "--message",
+        "hi",
+        "--message-id",
+        "msg-client-uuid-1",
+        sessionUid
+      ])
+      expect(result.exitCode).toBe(0)
+      expect(sentInput(result.calls)).toMatchObject({ message: "hi", messageId: "msg-client-uuid-1" })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("passes every option to the SDK", () =>
+    Effect.gen(function*() {
+      const pdf = yield* tempFile("report.pdf", new Uint8Array([1, 2, 3]))
+      const csv = yield* tempFile("data.csv", "a,b\n")
+      const result = yield* runCli([
+        ...send,
+        "--message",
+        "Summarise",
+        "--strict-dictionary",
+        "--json-repair-attempts",
+        "5",
+        "--file",
+        pdf,
+        "--file",
+        csv,
+        "--media-type",
+        "application/pdf",
+        "--media-type",
+        "text/csv",
+        "--response-kind",
+        "task",
+        "--timeout",
+        "5,60"
+      ])
+      expect(result.stderr).toBe("")
+      expect(result.exitCode).toBe(0)
+      expect(sentInput(result.calls)).toMatchObject({
+        message: "Summarise",
+        strictDictionary: true,
+        jsonRepairAttempts: 5,
+        responseKind: "task",
+        timeout: [5, 60],
+        attachments: [
+          { filename: "report.pdf", mediaType: "application/pdf" },
+          { filename: "data.csv", mediaType: "text/csv" }
+        ]
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("reads the attachment bytes", () =>
+    Effect.gen(function*() {
+      const pdf = yield* tempFile("report.pdf", new Uint8Array([1, 2, 3]))
+      const result = yield* runCli([...send, "--message", "x", "--file", pdf])
+      const input = sentInput(result.calls) as { attachments: ReadonlyArray<{ bytes: Uint8Array }> }
+      expect(Array.from(input.attachments[0]?.bytes ?? [])).toEqual([1, 2, 3])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("reads the message from --message-file", () =>
+    Effect.gen(function*() {
+      const path = yield* tempFile("message.txt", "From a file\nwith two lines")
+      const result = yield* runCli([...send, "--message-file", path, "--timeout", "12.5"])
+      expect(result.exitCode).toBe(0)
+      expect(sentInput(result.calls)).toMatchObject({ message: "From a file\nwith two lines", timeout: 12.5 })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--output text prints the text parts", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli([...send, "--message", "hi", "--output", "text"])
+      expect(result.exitCode).toBe(0)
+      expect(result.stdout).toBe("Hello\nWorld\n")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  const refused = (args: ReadonlyArray<string>, expected: RegExp) =>
+    Effect.gen(function*() {
+      const result = yield* runCli(args)
+      expect(result.calls).toEqual([])
+      expect(result.stdout).toBe("")
+      expect(result.exitCode).toBe(1)
+      const lines = result.stderr.split("\n").filter((line) => line !== "")
+      expect(lines).toHaveLength(1)
+      expect(lines[0]).toMatch(expected)
+    })
+
+  it.scoped("bad input is refused with one line, exit 1, and nothing is sent", () =>
+    Effect.gen(function*() {
+      yield* refused([...send], /--message TEXT or --message-file PATH/)
+      yield* refused([...send, "--message", "a", "--message-file", "/etc/hostname"], /not both/)
+      yield* refused(
+        [...send, "--message-file", "/nonexistent/message.txt"],
+        /message-file.*\/nonexistent\/message\.txt/
+      )
+      for (const bad of ["0", "-1", "abc", "", "1,2,3", "Infinity", "5,0", "5,x"]) {
+        yield* refused([...send, "--message", "a", "--timeout", bad], /timeout/)
+      }
+      yield* refused([...send, "--message", "a", "--response-kind", "stream"], /response-kind.*message or task/)
+      yield* refused([...send, "--message", "a", "--json-repair-attempts", "2"], /--strict-dictionary/)
+      yield* refused([...send, "--message", "a", "--file", "/nonexistent/a.pdf"], /\/nonexistent\/a\.pdf/)
+      yield* refused(
+        [...send, "--message", "a", "--file", "/etc/hostname", "--media-type", "text/plain", "--media-type", "x/y"],
+        /one --media-type per --file \(got 2 for 1 file\)/
+      )
+      yield* refused([...send, "--message", "a", "--file", "/etc/hostname"], /media type/)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("an oversized attachment is refused by name and size", () =>
+    Effect.gen(function*() {
+      const path = yield* tempFile("big.pdf", new Uint8Array(15 * 1024 * 1024 + 1))
+      yield* refused([...send, "--message", "a", "--file", path], /big\.pdf.*15728641/)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("usage errors exit 2 with one line", () =>
+    Effect.gen(function*() {
+      for (
+        const args of [
+          [...send, "--message", "a", "--bogus"],
+          ["agent", "session", "a2a", "send", "--message", "a"],
+          [...send, "--message"],
+          [...send, "--message", "a", "--output", "yaml"],
+          ["agent", "session", "a2a", "bogus"],
+          [],
+          ["agent"]
+        ]
+      ) {
+        const result = yield* runCli(args)
+        expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode: 2 })
+        expect(result.calls).toEqual([])
+        expect(result.stdout).toBe("")
+        const lines = result.stderr.split("\n").filter((line) => line !== "")
+        expect({ args, lines: lines.length }).toEqual({ args, lines: 1 })
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("an SDK failure prints its message and, when known, the message id line", () =>
+    Effect.gen(function*() {
+      const failWith = new A2AError.A2ATimeoutError({
+        agentSessionUid: sessionUid,
+        messageId: "msg-1234",
+        step: "read-response",
+        limit: "total",
+        seconds: 2,
+        messageMayHaveBeenSent: true
+      })
+      const result = yield* runCli([...send, "--message", "hi"], { failWith })
+      expect(result.exitCode).toBe(1)
+      expect(result.stdout).toBe("")
+      expect(result.stderr).toBe(`${failWith.message}\nA2A message id for request retry: msg-1234\n`)
+
+      const input = new A2AError.A2AInputError({ field: "agentSessionUid", reason: "must be a UUID" })
+      const refusedInput = yield* runCli([...send, "--message", "hi"], { failWith: input })
+      expect(refusedInput.stderr).toBe(`${input.message}\n`)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("missing configuration names the variable", () =>
+    Effect.gen(function*() {
+      const configError = new CliConfigError({ variables: ["MAINSEQUENCE_ACCESS_TOKEN"], reason: "missing" })
+      const result = yield* runCli([...send, "--message", "hi"], { configError })
+      expect(result.exitCode).toBe(1)
+      expect(result.stderr).toMatch(/^Missing configuration: MAINSEQUENCE_ACCESS_TOKEN is not set[^\n]*\n$/)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("task: command line", () => {
+  const task: A2AProtocol.Task = {
+    id: "task-1",
+    contextId: sessionUid,
+    status: {
+      state: "TASK_STATE_COMPLETED",
+      message: { messageId: "m", role: "ROLE_AGENT", parts: [{ text: "Done" }] }
+    }
+  }
+
+  it.scoped("get, wait and cancel call the SDK helpers and print {\"task\": …}", () =>
+    Effect.gen(function*() {
+      for (
+        const [name, method] of [
+          ["get", "getA2ATask"],
+          ["wait", "waitForA2ATask"],
+          ["cancel", "cancelA2ATask"]
+        ] as const
+      ) {
+        const result = yield* runCli(
+          ["agent", "session", "a2a", "task", name, sessionUid, "task-1", "--timeout", "9"],
+          {
+            answer: task
+          }
+        )
+        expect(result.exitCode).toBe(0)
+        expect(result.stdout).toBe(JSON.stringify({ task }, null, 2) + "\n")
+        expect(result.calls).toEqual([{ method, agentSessionUid: sessionUid, args: ["task-1", { timeout: 9 }] }])
+      }
+      const text = yield* runCli(["agent", "session", "a2a", "task", "get", sessionUid, "task-1", "--output", "text"], {
+        answer: task
+      })
+      expect(text.stdout).toBe("Done\n")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a bad timeout is refused before the call; a missing task id is a usage error", () =>
+    Effect.gen(function*() {
+      const bad = yield* runCli(["agent", "session", "a2a", "task", "get", sessionUid, "t", "--timeout", "-3"])
+      expect(bad.exitCode).toBe(1)
+      expect(bad.calls).toEqual([])
+      const missing = yield* runCli(["agent", "session", "a2a", "task", "wait", sessionUid])
+      expect(missing.exitCode).toBe(2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})

@@ -1,0 +1,145 @@
+import { NodeContext } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as Path from "@effect/platform/Path"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as FileAccessStore from "../src/FileAccessStore.js"
+
+const access = (n: number, validUntilMillis = 10_000_000) => ({
+  rpcUrl: `http://127.0.0.1:1/runtimes/svc-${n}/`,
+  token: Redacted.make(`runtime-token-${n}`),
+  validUntilMillis,
+  serviceUid: `svc-${n}`
+})
+
+const setup = Effect.gen(function*() {
+  const fs = yield* FileSystem.FileSystem
+  const path = yield* Path.Path
+  const root = yield* fs.makeTempDirectoryScoped({ prefix: "ms-cli-store-" })
+  const directory = path.join(root, "nested", "mainsequence")
+  const file = path.join(directory, FileAccessStore.fileName)
+  const store = yield* FileAccessStore.make({ directory })
+  const readJson = Effect.map(fs.readFileString(file), (text): unknown => JSON.parse(text))
+  return { fs, path, directory, file, store, readJson }
+})
+
+describe("FileAccessStore", () => {
+  it.scoped("creates the directory 0700 and the file 0600, in the versioned format", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs, readJson, store } = yield* setup
+      yield* store.set("key-1", access(1))
+      expect((yield* fs.stat(directory)).mode & 0o777).toBe(0o700)
+      expect((yield* fs.stat(file)).mode & 0o777).toBe(0o600)
+      expect(yield* readJson).toEqual({
+        version: 1,
+        entries: {
+          "key-1": {
+            rpcUrl: "http://127.0.0.1:1/runtimes/svc-1/",
+            token: "runtime-token-1",
+            validUntilMillis: 10_000_000,
+            serviceUid: "svc-1"
+          }
+        }
+      })
+      const got = yield* store.get("key-1")
+      expect(Option.map(got, (entry) => Redacted.value(entry.token))).toEqual(Option.some("runtime-token-1"))
+      expect(Option.map(got, (entry) => entry.rpcUrl)).toEqual(Option.some("http://127.0.0.1:1/runtimes/svc-1/"))
+      expect(yield* store.get("other")).toEqual(Option.none())
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("keeps 0600 when the file is replaced, leaves no temp file, and removes entries", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs, readJson, store } = yield* setup
+      yield* store.set("key-1", access(1))
+      yield* fs.chmod(file, 0o644)
+      yield* store.set("key-2", access(2))
+      expect((yield* fs.stat(file)).mode & 0o777).toBe(0o600)
+      yield* store.remove("key-1")
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      expect(Option.isSome(yield* store.get("key-2"))).toBe(true)
+      expect(Object.keys(((yield* readJson) as { entries: Record<string, unknown> }).entries)).toEqual(["key-2"])
+      expect(yield* fs.readDirectory(directory)).toEqual([FileAccessStore.fileName])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("reads a missing, corrupt or foreign-version file as empty and replaces it", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs, readJson, store } = yield* setup
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* fs.makeDirectory(directory, { recursive: true })
+      for (
+        const content of [
+          "{ not json",
+          "",
+          JSON.stringify({ version: 2, entries: { "key-1": { rpcUrl: "x", token: "t", validUntilMillis: 9e15 } } }),
+          JSON.stringify({ version: 1, entries: { "key-1": { rpcUrl: 1 } } }),
+          JSON.stringify([1, 2, 3])
+        ]
+      ) {
+        yield* fs.writeFileString(file, content)
+        expect(yield* store.get("key-1")).toEqual(Option.none())
+        yield* store.set("key-3", access(3))
+        const json = (yield* readJson) as { version: number; entries: Record<string, unknown> }
+        expect(json.version).toBe(1)
+        expect(Object.keys(json.entries)).toEqual(["key-3"])
+        expect((yield* fs.stat(file)).mode & 0o777).toBe(0o600)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("never fails when the file cannot be read or written", () =>
+    Effect.gen(function*() {
+      const { file, fs, store } = yield* setup
+      // A directory where the file should be: unreadable as a file, and the rename over it fails.
+      yield* fs.makeDirectory(file, { recursive: true })
+      yield* fs.writeFileString(`${file}/keep`, "x")
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* store.set("key-1", access(1))
+      yield* store.remove("key-1")
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("drops expired entries when it writes", () =>
+    Effect.gen(function*() {
+      const { readJson, store } = yield* setup
+      // The test clock reads 0: an entry valid until 0 has expired.
+      yield* store.set("old", access(1, 0))
+      yield* store.set("new", access(2))
+      const json = (yield* readJson) as { entries: Record<string, unknown> }
+      expect(Object.keys(json.entries)).toEqual(["new"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("concurrent writers (two stores, as two processes) never leave a torn file", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs } = yield* setup
+      const first = yield* FileAccessStore.make({ directory })
+      const second = yield* FileAccessStore.make({ directory })
+      let parsedReads = 0
+      const reader = Effect.gen(function*() {
+        for (let i = 0; i < 50; i++) {
+          const text = yield* fs.readFileString(file).pipe(Effect.option)
+          if (Option.isSome(text)) {
+            expect(() => JSON.parse(text.value)).not.toThrow()
+            parsedReads++
+          }
+          yield* Effect.yieldNow()
+        }
+      })
+      yield* Effect.all([
+        Effect.forEach(Array.from({ length: 25 }, (_, i) => i), (i) => first.set(`a-${i}`, access(i)), {
+          concurrency: "unbounded"
+        }),
+        Effect.forEach(Array.from({ length: 25 }, (_, i) => i), (i) => second.set(`b-${i}`, access(i)), {
+          concurrency: "unbounded"
+        }),
+        reader
+      ], { concurrency: "unbounded" })
+      const json = JSON.parse(yield* fs.readFileString(file)) as { version: number; entries: Record<string, unknown> }
+      expect(json.version).toBe(1)
+      // Each store serialises its own writes, so its last write holds all of its own entries.
+      const keys = Object.keys(json.entries)
+      expect(keys.length).toBeGreaterThanOrEqual(25)
+      expect(parsedReads).toBeGreaterThan(0)
+      expect((yield* fs.readDirectory(directory)).filter((name) => name.endsWith(".tmp"))).toEqual([])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})

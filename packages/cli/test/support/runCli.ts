@@ -1,0 +1,91 @@
+import { NodeContext } from "@effect/platform-node"
+import { A2AClient, type A2AError, A2AProtocol } from "@mainsequence/a2a"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ClientEnvironment } from "../../src/A2ACall.js"
+import * as Cli from "../../src/Cli.js"
+import type { CliConfigError } from "../../src/CliConfig.js"
+import { toExitCode } from "../../src/Failure.js"
+import { Output } from "../../src/Output.js"
+
+export interface Call {
+  readonly method: "sendA2AMessage" | "getA2ATask" | "waitForA2ATask" | "cancelA2ATask"
+  readonly agentSessionUid: string
+  readonly args: ReadonlyArray<unknown>
+}
+
+export interface FakeClientOptions {
+  readonly answer?: A2AProtocol.Message | A2AProtocol.Task
+  readonly failWith?: Extract<A2AError.SendError, A2AError.TaskError>
+  readonly configError?: CliConfigError
+}
+
+export const agentMessage = (contextId: string): A2AProtocol.Message => ({
+  messageId: "agent-msg-1",
+  role: "ROLE_AGENT",
+  contextId,
+  parts: [{ text: "Hello" }, { data: { ok: true } }, { text: "World" }],
+  extraField: { kept: true }
+})
+
+export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
+
+/** Runs the command line against a fake client; returns what it printed and its exit code. */
+export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions = {}) =>
+  Effect.gen(function*() {
+    const calls: Array<Call> = []
+    let stdout = ""
+    let stderr = ""
+    const answer = (method: Call["method"], agentSessionUid: string, rest: ReadonlyArray<unknown>) =>
+      Effect.suspend(() => {
+        calls.push({ method, agentSessionUid, args: rest })
+        return options.failWith === undefined
+          ? Effect.succeed(options.answer ?? agentMessage(agentSessionUid))
+          : Effect.fail(options.failWith)
+      })
+    const task =
+      (method: Call["method"]) => (agentSessionUid: string, taskId: string, callOptions?: A2AClient.TaskCallOptions) =>
+        Effect.flatMap(
+          answer(method, agentSessionUid, [taskId, callOptions]),
+          (value) => A2AProtocol.isTask(value) ? Effect.succeed(value) : Effect.die("the fake answered a Message")
+        )
+    function sendA2AMessage(
+      uid: string,
+      input: A2AClient.SendA2AMessageInput & { readonly responseKind: "task" }
+    ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
+    function sendA2AMessage(
+      uid: string,
+      input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+    ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
+    function sendA2AMessage(
+      uid: string,
+      input: A2AClient.SendA2AMessageInput
+    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
+    function sendA2AMessage(
+      uid: string,
+      input: A2AClient.SendA2AMessageInput
+    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> {
+      return answer("sendA2AMessage", uid, [input])
+    }
+    const client: A2AClient.A2AClient = {
+      sendA2AMessage,
+      getA2ATask: task("getA2ATask"),
+      waitForA2ATask: task("waitForA2ATask"),
+      cancelA2ATask: task("cancelA2ATask")
+    }
+    const clientLayer = options.configError === undefined
+      ? Layer.succeed(A2AClient.A2AClient, client)
+      : Layer.fail(options.configError)
+    const output = Layer.succeed(Output, {
+      stdout: (text) => Effect.sync(() => void (stdout += text)),
+      stderr: (text) => Effect.sync(() => void (stderr += text)),
+      stderrIsTTY: false,
+      stderrColumns: undefined
+    })
+    const exitCode = yield* toExitCode(Cli.run(["node", "mainsequence", ...args])).pipe(
+      Effect.provide(
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: clientLayer }))
+      )
+    )
+    return { exitCode, stdout, stderr, calls }
+  })
