@@ -5,8 +5,8 @@
  * @since 0.1.0
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
+import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ClientEnvironment } from "./A2ACall.js"
@@ -26,7 +26,7 @@ export const clientLayer: Layer.Layer<A2AClient.A2AClient, CliConfig.CliConfigEr
     const store = yield* FileAccessStore.make({ directory })
     return A2AClient.layer(options).pipe(
       Layer.provide(RuntimeAccessCache.layerStore(store)),
-      Layer.provide(NodeHttpClient.layerUndici)
+      Layer.provide(A2ANode.layerHttpClient)
     )
   }).pipe(
     Effect.mapError(CliConfig.fromConfigError),
