@@ -3,12 +3,12 @@
  * No I/O: bad input fails here and nothing is sent.
  */
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Random from "effect/Random"
 import type { SendA2AMessageInput } from "../A2AClient.js"
 import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
+import { encodeBase64 } from "./base64.js"
 
 /** @internal */
 export interface RequestBody {
@@ -88,7 +88,7 @@ const attachmentPart = (attachment: Attachment.Attachment) =>
   Effect.gen(function*() {
     yield* Attachment.checkSize(attachment.filename, attachment.bytes.byteLength)
     const mediaType = yield* Attachment.resolveMediaType(attachment.filename, attachment.mediaType)
-    return { raw: Encoding.encodeBase64(attachment.bytes), filename: attachment.filename, mediaType }
+    return { raw: encodeBase64(attachment.bytes), filename: attachment.filename, mediaType }
   })
 
 /**
