@@ -1,0 +1,189 @@
+import { NodeContext } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { describe, expect, it } from "@effect/vitest"
+import { SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
+import * as TestServices from "effect/TestServices"
+import { type Captured, runCliSimulated, tempConfigDir } from "./support/runCliSimulated.js"
+
+const ready = {
+  sessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+  agentUid: "1c2d3e4f-0000-4000-8000-000000000001",
+  serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"
+}
+const cold = {
+  sessionUid: "2b2701a1-e777-4cfe-8437-b94025f00069",
+  agentUid: "1c2d3e4f-0000-4000-8000-000000000002",
+  serviceUid: "8bd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
+  access: {
+    _tag: "ColdStart" as const,
+    phases: [
+      { state: "starting" as const, retryAfterMs: 1500, durationMs: 2000, detail: "Scheduling the runtime." },
+      { state: "waking" as const, retryAfterMs: 2000, durationMs: 3000, detail: "Starting the runtime." }
+    ]
+  }
+}
+const slow = {
+  sessionUid: "3b2701a1-e777-4cfe-8437-b94025f00069",
+  agentUid: "1c2d3e4f-0000-4000-8000-000000000003",
+  serviceUid: "9bd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
+  agent: { workMs: 30_000 }
+}
+
+const platformLayer = Layer.mergeAll(
+  SimulatedPlatform.layer({ sessions: [ready, cold, slow] }),
+  NodeContext.layer
+)
+
+const send = (uid: string, ...rest: ReadonlyArray<string>) => ["agent", "session", "a2a", "send", uid, ...rest]
+
+/** Waits (real time) until the platform has seen a request on `route`. */
+const awaitRoute = (route: SimulatedPlatform.Route) =>
+  Effect.gen(function*() {
+    const platform = yield* SimulatedPlatform.SimulatedPlatform
+    for (let i = 0; i < 500; i++) {
+      const log = yield* platform.requestLog
+      if (log.some((entry) => entry.route === route)) return
+      yield* TestServices.provideLive(Effect.sleep(Duration.millis(5)))
+    }
+    return yield* Effect.die(`no ${route} request`)
+  })
+
+/**
+ * Runs the CLI in a fiber; once the platform saw a request on `after`, moves the test clock on in steps of
+ * `stepMs`, letting real time pass between steps for the CLI's file I/O.
+ */
+const runWithClock = (
+  args: ReadonlyArray<string>,
+  options: { readonly configDir: string; readonly tty?: boolean },
+  after: SimulatedPlatform.Route,
+  totalMs: number,
+  stepMs = 250
+) =>
+  Effect.gen(function*() {
+    const fiber = yield* Effect.fork(runCliSimulated(args, options))
+    yield* awaitRoute(after)
+    for (let t = 0; t < totalMs; t += stepMs) {
+      yield* TestClock.adjust(Duration.millis(stepMs))
+      yield* TestServices.provideLive(Effect.sleep(Duration.millis(2)))
+    }
+    return yield* Fiber.join(fiber)
+  })
+
+describe("CLI over the SDK and the simulated platform (test clock)", () => {
+  it.scoped("sends, prints the answer, and keeps stderr empty", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const result = yield* runCliSimulated(send(ready.sessionUid, "--message", "What can you do?"), { configDir })
+      expect(result.stderr).toBe("")
+      expect(result.exitCode).toBe(0)
+      const answer = JSON.parse(result.stdout) as { message: { role: string; contextId: string; parts: unknown } }
+      expect(answer.message.role).toBe("ROLE_AGENT")
+      expect(answer.message.contextId).toBe(ready.sessionUid)
+      expect(answer.message.parts).toEqual([{ text: "You said: What can you do?" }])
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("reuses the cached runtime access across runs (no second resolve)", () =>
+    Effect.gen(function*() {
+      const platform = yield* SimulatedPlatform.SimulatedPlatform
+      const fs = yield* FileSystem.FileSystem
+      const configDir = yield* tempConfigDir
+      const first = yield* runCliSimulated(send(ready.sessionUid, "--message", "one"), { configDir })
+      const second = yield* runCliSimulated(send(ready.sessionUid, "--message", "two"), { configDir })
+      expect([first.exitCode, second.exitCode]).toEqual([0, 0])
+      const counters = yield* platform.counters
+      expect(counters.resolveCalls[ready.sessionUid]).toBe(1)
+      expect(counters.sends[ready.sessionUid]).toBe(2)
+      const file = yield* fs.readFileString(`${configDir}/runtime_access_cache.json`)
+      expect(JSON.parse(file)).toMatchObject({ version: 1 })
+      expect(first.stdout + first.stderr + second.stdout + second.stderr).not.toMatch(/runtime-token|msim-/)
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("shows plain progress lines while a cold runtime starts (one per state), then the answer", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const result = yield* runWithClock(
+        send(cold.sessionUid, "--message", "hi"),
+        { configDir },
+        "resolve-runtime-access",
+        8_000
+      )
+      expect(result.exitCode).toBe(0)
+      expect(JSON.parse(result.stdout)).toMatchObject({ message: { parts: [{ text: "You said: hi" }] } })
+      const lines = result.stderr.split("\n").filter((line) => line !== "")
+      expect(lines).toEqual([
+        "Agent runtime starting — Scheduling the runtime.; next check in 1.5 s",
+        "Agent runtime waking — Starting the runtime.; next check in 2 s"
+      ])
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("on a terminal, draws a live status line in place and clears it", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const result = yield* runWithClock(
+        send(cold.sessionUid, "--message", "hi"),
+        { configDir, tty: true },
+        "resolve-runtime-access",
+        8_000
+      )
+      expect(result.exitCode).toBe(0)
+      expect(result.stderr).toContain("\r\u001b[2KAgent runtime starting — Scheduling the runtime. — next check in 2 s")
+      expect(result.stderr).toContain("\r\u001b[2KAgent runtime waking — Starting the runtime. — next check in 1 s")
+      expect(result.stderr).not.toContain("\n")
+      expect(result.stderr.endsWith("\r\u001b[2K")).toBe(true)
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("an interrupted send names its message id (generated or given)", () =>
+    Effect.gen(function*() {
+      const platform = yield* SimulatedPlatform.SimulatedPlatform
+      const configDir = yield* tempConfigDir
+      for (const given of [undefined, "msg-client-uuid-1"]) {
+        const captured: Captured = { stdout: "", stderr: "" }
+        const args = send(slow.sessionUid, "--message", "hi", ...(given === undefined ? [] : ["--message-id", given]))
+        yield* platform.clearRequestLog
+        const fiber = yield* Effect.fork(runCliSimulated(args, { configDir, captured }))
+        // The send has reached the runtime (file I/O runs on real time), and the Agent is working on it.
+        yield* awaitRoute("message-send")
+        yield* TestClock.adjust(Duration.seconds(5))
+        const exit = yield* Fiber.interrupt(fiber)
+        expect(Exit.isInterrupted(exit)).toBe(true)
+        const log = yield* platform.requestLog
+        const sent = log.filter((entry) => entry.route === "message-send").at(-1)
+        const messageId = (JSON.parse(sent?.bodyText ?? "{}") as { message?: { messageId?: string } }).message
+          ?.messageId
+        expect(messageId).toMatch(/^msg-|^msg-client-uuid-1$/)
+        if (given !== undefined) expect(messageId).toBe(given)
+        expect(captured.stdout).toBe("")
+        expect(captured.stderr).toBe(
+          "Interrupted: the call was stopped; a message already sent is not sent again\n" +
+            `A2A message id for request retry: ${messageId}\n`
+        )
+      }
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("a failed send prints one line and the message id line", () =>
+    Effect.gen(function*() {
+      const platform = yield* SimulatedPlatform.SimulatedPlatform
+      const configDir = yield* tempConfigDir
+      const result = yield* runWithClock(
+        send(slow.sessionUid, "--message", "hi", "--timeout", "2"),
+        { configDir },
+        "message-send",
+        3_000
+      )
+      expect(result.exitCode).toBe(1)
+      const log = yield* platform.requestLog
+      const sent = log.filter((entry) => entry.route === "message-send").at(-1)
+      const messageId = (JSON.parse(sent?.bodyText ?? "{}") as { message?: { messageId?: string } }).message?.messageId
+      expect(messageId).toMatch(/^msg-[0-9a-f-]{36}$/)
+      const lines = result.stderr.split("\n").filter((line) => line !== "")
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatch(/2 s budget ran out/)
+      expect(lines[1]).toBe(`A2A message id for request retry: ${messageId}`)
+    }).pipe(Effect.provide(platformLayer)))
+})

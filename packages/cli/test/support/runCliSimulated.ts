@@ -1,0 +1,56 @@
+import { NodeContext } from "@effect/platform-node"
+import * as FileSystem from "@effect/platform/FileSystem"
+import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
+import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import { ClientEnvironment } from "../../src/A2ACall.js"
+import * as Cli from "../../src/Cli.js"
+import { toExitCode } from "../../src/Failure.js"
+import * as FileAccessStore from "../../src/FileAccessStore.js"
+import { Output } from "../../src/Output.js"
+
+export interface Captured {
+  stdout: string
+  stderr: string
+}
+
+/**
+ * Runs the command line in this process against the real SDK over the in-memory simulated platform (in
+ * context), with the file cache in `configDir`. Time is the test clock.
+ */
+export const runCliSimulated = (
+  args: ReadonlyArray<string>,
+  options: { readonly configDir: string; readonly tty?: boolean; readonly captured?: Captured }
+) =>
+  Effect.gen(function*() {
+    const platform = yield* SimulatedPlatform.SimulatedPlatform
+    const captured = options.captured ?? { stdout: "", stderr: "" }
+    const store = yield* FileAccessStore.make({ directory: options.configDir })
+    const clientLayer = A2AClient.layer({
+      backendUrl: platform.baseUrl,
+      accessToken: SimulatedPlatform.defaultUserAccessToken,
+      username: "tester"
+    }).pipe(
+      Layer.provide(RuntimeAccessCache.layerStore(store)),
+      Layer.provide(SimulatedHttpClient.layer),
+      Layer.provide(Layer.succeed(SimulatedPlatform.SimulatedPlatform, platform))
+    )
+    const output = Layer.succeed(Output, {
+      stdout: (text) => Effect.sync(() => void (captured.stdout += text)),
+      stderr: (text) => Effect.sync(() => void (captured.stderr += text)),
+      stderrIsTTY: options.tty ?? false,
+      stderrColumns: options.tty === true ? 200 : undefined
+    })
+    const exitCode = yield* toExitCode(Cli.run(["node", "mainsequence", ...args])).pipe(
+      Effect.provide(
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: clientLayer }))
+      )
+    )
+    return { exitCode, ...captured }
+  })
+
+export const tempConfigDir = Effect.flatMap(
+  FileSystem.FileSystem,
+  (fs) => fs.makeTempDirectoryScoped({ prefix: "ms-cli-sim-" })
+)
