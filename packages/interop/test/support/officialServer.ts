@@ -238,7 +238,26 @@ export const startOfficialServer = async (options: OfficialServerOptions): Promi
     }],
     provider: undefined,
     version: "1.0.0",
-    capabilities: { streaming: false, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: {
+      streaming: false,
+      pushNotifications: false,
+      // Advertised, else the server filters them out of the request context.
+      extensions: [
+        {
+          uri: "https://mainsequence.ai/a2a/extensions/response-kind/v1",
+          description: "Main Sequence response kind (configuration.responseKind)",
+          required: false,
+          params: undefined
+        },
+        {
+          uri: "https://mainsequence.ai/a2a/extensions/output-contract/v1",
+          description: "Main Sequence output contract (strict dictionary metadata)",
+          required: false,
+          params: undefined
+        }
+      ],
+      extendedAgentCard: false
+    },
     securitySchemes: {},
     securityRequirements: [],
     defaultInputModes: ["text/plain"],

@@ -32,6 +32,7 @@ export interface Recorder {
   /** Provides the recording logger (all levels) and tracer to an effect. */
   readonly provide: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly layer: Layer.Layer<never>
+  readonly tracer: Tracer.Tracer
 }
 
 export interface RecordedSpan {
@@ -70,7 +71,8 @@ class RecordingSpan implements Tracer.Span {
     this.status = { _tag: "Ended", startTime: this.status.startTime, endTime, exit }
     this.record.exit = Exit.match(exit, {
       onFailure: (cause) => `failure ${Cause.pretty(cause, { renderErrorCause: true })} ${textOf(Cause.squash(cause))}`,
-      onSuccess: (value) => `success ${textOf(value)}`
+      // Not the value: rendering it could consume it (an HTTP response's body stream).
+      onSuccess: () => "success"
     })
   }
   attribute(key: string, value: unknown): void {
@@ -118,7 +120,7 @@ export const makeRecorder = (): Recorder => {
     Layer.setTracer(tracer)
   )
   const provide = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => Effect.provide(self, layer)
-  return { lines, spans, provide, layer }
+  return { lines, spans, provide, layer, tracer }
 }
 
 /** Every span's name, attributes, events and exit, as text lines. */

@@ -93,3 +93,9 @@ export const json = (
   res.writeHead(status, { "content-type": "application/json", "content-length": String(bytes.length), ...headers })
   res.end(bytes)
 }
+
+/** The value, or a thrown error naming what was missing. */
+export const must = <T>(value: T | undefined | null, what = "value"): T => {
+  if (value === undefined || value === null) throw new Error(`missing ${what}`)
+  return value
+}
