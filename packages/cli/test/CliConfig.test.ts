@@ -1,0 +1,51 @@
+import { NodePath } from "@effect/platform-node"
+import { describe, expect, it } from "@effect/vitest"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as CliConfig from "../src/CliConfig.js"
+
+const withEnv = (env: Record<string, string>) =>
+  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
+
+describe("CliConfig", () => {
+  it.effect("the config directory: MAINSEQUENCE_CONFIG_DIR, else $XDG_CONFIG_HOME/mainsequence, else ~/.config", () =>
+    Effect.gen(function*() {
+      const dir = (env: Record<string, string>) => CliConfig.configDirectory.pipe(withEnv(env))
+      expect(yield* dir({ MAINSEQUENCE_CONFIG_DIR: "/x/ms", XDG_CONFIG_HOME: "/xdg", HOME: "/home/u" })).toBe("/x/ms")
+      expect(yield* dir({ XDG_CONFIG_HOME: "/xdg", HOME: "/home/u" })).toBe("/xdg/mainsequence")
+      expect(yield* dir({ MAINSEQUENCE_CONFIG_DIR: "  ", HOME: "/home/u" })).toBe("/home/u/.config/mainsequence")
+    }).pipe(Effect.provide(NodePath.layer)))
+
+  it.effect("client options come from the SDK's config; tokens stay redacted", () =>
+    Effect.gen(function*() {
+      const options = yield* CliConfig.clientOptions.pipe(
+        withEnv({
+          MAINSEQUENCE_ENDPOINT: "http://127.0.0.1:1",
+          MAINSEQUENCE_ACCESS_TOKEN: "secret-access",
+          MAINSEQUENCE_USERNAME: "ada"
+        })
+      )
+      expect(options.backendUrl).toBe("http://127.0.0.1:1")
+      expect(Redacted.isRedacted(options.accessToken)).toBe(true)
+      expect(Redacted.value(options.accessToken)).toBe("secret-access")
+      expect(String(options.accessToken)).not.toContain("secret-access")
+      expect(options.username).toBe("ada")
+      expect(options.refreshToken).toBeUndefined()
+    }))
+
+  it.effect("a missing or blank variable is named in one line", () =>
+    Effect.gen(function*() {
+      const failure = (env: Record<string, string>) =>
+        CliConfig.clientOptions.pipe(withEnv(env), Effect.flip, Effect.map(CliConfig.fromConfigError))
+      expect((yield* failure({})).message).toBe(
+        "Missing configuration: MAINSEQUENCE_ENDPOINT, MAINSEQUENCE_ACCESS_TOKEN are not set in the environment"
+      )
+      expect((yield* failure({ MAINSEQUENCE_ENDPOINT: "http://h" })).message).toBe(
+        "Missing configuration: MAINSEQUENCE_ACCESS_TOKEN is not set in the environment"
+      )
+      const blank = yield* failure({ MAINSEQUENCE_ENDPOINT: "", MAINSEQUENCE_ACCESS_TOKEN: "t" })
+      expect(blank.message).toMatch(/MAINSEQUENCE_ENDPOINT/)
+      expect(blank.message).not.toContain("\n")
+    }))
+})
