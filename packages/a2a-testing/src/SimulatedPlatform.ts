@@ -1,0 +1,536 @@
+/**
+ * The simulated Main Sequence platform as a service: the Django backend
+ * (runtime access, Agent discovery, token refresh), the Agent runtimes
+ * speaking A2A v1 over HTTP+JSON, and a small deterministic Agent, all on one
+ * origin.
+ *
+ * It is a state machine behind `handle(request)`; its HTTP faces
+ * (`SimulatedHttpClient`, and `serveReferencePlatform` in `./node`) only
+ * translate requests and responses. Every delay is an `Effect.sleep`, so a
+ * `TestClock` drives cold starts, slow Agents, trickled bodies and Tasks.
+ *
+ * Routes (base URL `B`):
+ * - `POST B/api/v1/agent-sessions/{uid}/resolve-runtime-access/` (user bearer token)
+ * - `GET  B/api/v1/agent-sessions/{uid}/`, `GET B/api/v1/agents/{agent_uid}/`
+ * - `POST B/auth/jwt-token/token/refresh/` `{"refresh"}` → `{"access","refresh"}`
+ * - `POST B/runtimes/{service_uid}/api/a2a/v1/message:send` (runtime bearer token)
+ * - `GET  B/runtimes/{service_uid}/api/a2a/v1/tasks/{id}`
+ * - `POST B/runtimes/{service_uid}/api/a2a/v1/tasks/{id}:cancel`
+ *
+ * The `rpc_url` handed out is `B/runtimes/{service_uid}/`.
+ *
+ * @since 0.1.0
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type * as Stream from "effect/Stream"
+import { renderTask, taskStateAt } from "./internal/agent.js"
+import { handleBackend } from "./internal/backend.js"
+import { type HandlerContext, rpcUrlOf } from "./internal/context.js"
+import { redactHeaders, redactText, tokenLabelOf } from "./internal/redact.js"
+import { handleRuntime, isConnectionDrop, type Outcome } from "./internal/runtime.js"
+import { type MutableLogEntry, PlatformState } from "./internal/state.js"
+import { decodeText, encodeText } from "./internal/wire.js"
+import * as SessionScenario from "./SessionScenario.js"
+
+// ---------------------------------------------------------------------------
+// requests and responses
+// ---------------------------------------------------------------------------
+
+/**
+ * An HTTP request as the simulation sees it.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SimRequest {
+  readonly method: string
+  /** the absolute URL */
+  readonly url: string
+  /** header names in any case (they are compared in lower case) */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Uint8Array
+}
+
+/**
+ * An HTTP response of the simulation. The head is available when `handle`
+ * succeeds (a slow Agent is a sleep before that); the body is a stream, so a
+ * trickle or a stall is a sleep between chunks.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface SimResponse {
+  readonly status: number
+  /** header names in lower case */
+  readonly headers: Readonly<Record<string, string>>
+  readonly body: Stream.Stream<Uint8Array>
+}
+
+// ---------------------------------------------------------------------------
+// errors
+// ---------------------------------------------------------------------------
+
+/**
+ * The connection failed: the host is not the platform's (a client derived a
+ * host instead of using `rpc_url`), or the scenario drops the connection.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SimulatedConnectionError extends Schema.TaggedError<SimulatedConnectionError>()(
+  "SimulatedConnectionError",
+  { url: Schema.String, reason: Schema.String }
+) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `Connection to ${this.url} failed: ${this.reason}`
+  }
+}
+
+/**
+ * No session with that uid is simulated.
+ *
+ * @since 0.1.0
+ * @category errors
+ */
+export class SimulatedSessionNotFoundError extends Schema.TaggedError<SimulatedSessionNotFoundError>()(
+  "SimulatedSessionNotFoundError",
+  { sessionUid: Schema.String }
+) {
+  /**
+   * @since 0.1.0
+   */
+  override get message(): string {
+    return `No simulated session ${this.sessionUid}`
+  }
+}
+
+// ---------------------------------------------------------------------------
+// observation
+// ---------------------------------------------------------------------------
+
+/**
+ * Which side of the platform a request reached.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Target = "backend" | "runtime" | "unknown"
+
+/**
+ * The route a request matched (`unknown` when none).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type Route =
+  | "resolve-runtime-access"
+  | "session-detail"
+  | "agent-detail"
+  | "token-refresh"
+  | "message-send"
+  | "task-get"
+  | "task-cancel"
+  | "unknown"
+
+/**
+ * One request as the platform received it. No secret is in it: token values
+ * in headers, URL and body are replaced by their labels (`user-token#1`,
+ * `refresh-token#1`, `runtime-token#2`, or `unknown-token`).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface RequestLogEntry {
+  /** 1, 2, … in arrival order */
+  readonly seq: number
+  readonly method: string
+  readonly url: string
+  readonly path: string
+  readonly target: Target
+  readonly route: Route
+  /** the session the request concerned, when known */
+  readonly sessionUid: string | null
+  /** lower-case names; secrets replaced by labels */
+  readonly headers: Readonly<Record<string, string>>
+  /** label of the bearer token used (`null` without an Authorization header) */
+  readonly tokenLabel: string | null
+  /** `message.messageId` of an accepted `message:send` body */
+  readonly messageId: string | null
+  /** the body bytes (re-encoded from `bodyText` only if a secret had to be replaced) */
+  readonly body: Uint8Array
+  readonly bodyText: string
+  /** Clock time (ms) when the request arrived */
+  readonly atMs: number
+  /** response status, `null` until the head was produced */
+  readonly status: number | null
+  /** Clock time (ms) when the head was produced */
+  readonly respondedAtMs: number | null
+  readonly outcome: "pending" | "responded" | "interrupted" | "connection-failed"
+}
+
+/**
+ * Counters of platform calls. Per-session records hold every known session
+ * (0 until called).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface Counters {
+  /** resolve-runtime-access calls per session uid */
+  readonly resolveCalls: Readonly<Record<string, number>>
+  /** `message:send` requests per session uid (whatever their answer) */
+  readonly sends: Readonly<Record<string, number>>
+  /** session detail GETs per session uid */
+  readonly sessionDetailCalls: Readonly<Record<string, number>>
+  /** agent detail GETs per agent uid */
+  readonly agentDetailCalls: Readonly<Record<string, number>>
+  /** session detail + agent detail GETs */
+  readonly discoveryCalls: number
+  readonly taskGets: number
+  readonly taskCancels: number
+  /** user-token refresh calls */
+  readonly refreshes: number
+  readonly runtimeTokensIssued: number
+}
+
+/**
+ * A Task held by a simulated runtime, as it is now.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskSnapshot {
+  readonly id: string
+  readonly sessionUid: string
+  readonly state: string
+  readonly createdAtMs: number
+  /** the Task JSON a `GET …/tasks/{id}` would answer now */
+  readonly task: unknown
+}
+
+// ---------------------------------------------------------------------------
+// the service
+// ---------------------------------------------------------------------------
+
+/**
+ * The base URL used when none is given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultBaseUrl = "https://platform.sim.mainsequence.test"
+
+/**
+ * The user access token accepted when `userAccessTokens` is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultUserAccessToken: Redacted.Redacted<string> = Redacted.make(
+  "msim-user-access-default-5f0c1e7a9b2d4c68a1e3f5b7d9c0e2a4"
+)
+
+/**
+ * The refresh token accepted when `refreshTokens` is not given.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultRefreshToken: Redacted.Redacted<string> = Redacted.make(
+  "msim-user-refresh-default-0a9b8c7d6e5f4a3b2c1d0e9f8a7b6c5d"
+)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Options {
+  /** default {@link defaultBaseUrl}; a trailing slash is ignored */
+  readonly baseUrl?: string | undefined
+  /** user access tokens the backend accepts (default: {@link defaultUserAccessToken}) */
+  readonly userAccessTokens?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+  /** refresh tokens the refresh route accepts (default: {@link defaultRefreshToken}) */
+  readonly refreshTokens?: ReadonlyArray<Redacted.Redacted<string>> | undefined
+  /** the initial user access tokens have expired: the backend answers 401 until a refresh */
+  readonly userTokensExpired?: boolean | undefined
+  /** a refresh also returns a new refresh token and invalidates the old one (default true) */
+  readonly rotateRefreshTokens?: boolean | undefined
+  /** the platform's Message limit (default 90) */
+  readonly messageLimitSeconds?: number | undefined
+  readonly sessions?: ReadonlyArray<SessionScenario.SessionScenarioInput> | undefined
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  /** the base URL, without a trailing slash */
+  readonly baseUrl: string
+  /** the `rpc_url` of a runtime: `{baseUrl}/runtimes/{serviceUid}/` */
+  readonly rpcUrl: (serviceUid: string) => string
+  /** answers one request */
+  readonly handle: (request: SimRequest) => Effect.Effect<SimResponse, SimulatedConnectionError>
+  /** adds a session, or replaces the one with the same uid (its state starts afresh) */
+  readonly addSession: (
+    scenario: SessionScenario.SessionScenarioInput
+  ) => Effect.Effect<SessionScenario.SessionScenario, SessionScenario.InvalidScenarioError>
+  /**
+   * changes a session's scenario, keeping its state (tokens, counters); a
+   * changed `access` restarts the wake, a changed `agent.script` restarts the script
+   */
+  readonly updateSession: (
+    sessionUid: string,
+    update: (current: SessionScenario.SessionScenario) => SessionScenario.SessionScenarioInput
+  ) => Effect.Effect<
+    SessionScenario.SessionScenario,
+    SessionScenario.InvalidScenarioError | SimulatedSessionNotFoundError
+  >
+  readonly removeSession: (sessionUid: string) => Effect.Effect<void, SimulatedSessionNotFoundError>
+  readonly session: (
+    sessionUid: string
+  ) => Effect.Effect<SessionScenario.SessionScenario, SimulatedSessionNotFoundError>
+  readonly sessions: Effect.Effect<ReadonlyArray<SessionScenario.SessionScenario>>
+  /**
+   * issues a new runtime token for the session; the old one is rejected from
+   * now on (with the scenario's `staleTokenStatus`). Returns the new token's label.
+   */
+  readonly rotateRuntimeToken: (sessionUid: string) => Effect.Effect<string, SimulatedSessionNotFoundError>
+  /** makes every user access token invalid (the backend answers 401 until a refresh) */
+  readonly expireUserTokens: Effect.Effect<void>
+  readonly requestLog: Effect.Effect<ReadonlyArray<RequestLogEntry>>
+  readonly clearRequestLog: Effect.Effect<void>
+  readonly counters: Effect.Effect<Counters>
+  readonly tasks: Effect.Effect<ReadonlyArray<TaskSnapshot>>
+}
+
+/**
+ * The simulated platform service.
+ *
+ * @since 0.1.0
+ * @category tags
+ */
+export class SimulatedPlatform extends Context.Tag("@mainsequence/a2a-testing/SimulatedPlatform")<
+  SimulatedPlatform,
+  Service
+>() {}
+
+const lowerCaseHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
+  const out: Record<string, string> = {}
+  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
+  return out
+}
+
+const snapshotEntry = (entry: MutableLogEntry): RequestLogEntry => ({ ...entry, headers: { ...entry.headers } })
+
+const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+/**
+ * Creates a simulated platform.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const make = (options: Options = {}): Effect.Effect<Service, SessionScenario.InvalidScenarioError> =>
+  Effect.gen(function*() {
+    const baseUrl = (options.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "")
+    const origin = new URL(baseUrl).origin
+    const basePath = new URL(baseUrl).pathname.replace(/\/+$/, "")
+    const messageLimitSeconds = options.messageLimitSeconds ?? 90
+    const rotateRefreshTokens = options.rotateRefreshTokens ?? true
+    const state = new PlatformState(yield* Random.nextIntBetween(1, 2 ** 31))
+
+    for (const token of options.userAccessTokens ?? [defaultUserAccessToken]) {
+      state.addUserToken(Redacted.value(token)).valid = options.userTokensExpired !== true
+    }
+    for (const token of options.refreshTokens ?? [defaultRefreshToken]) state.addRefreshToken(Redacted.value(token))
+
+    const startedAt = yield* Clock.currentTimeMillis
+    for (const input of options.sessions ?? []) {
+      state.putSession(yield* SessionScenario.decode(input), startedAt)
+    }
+
+    const logRequest = (request: SimRequest, url: URL, headers: Record<string, string>, atMs: number) => {
+      const bodyText = decodeText(request.body)
+      const redactedText = redactText(bodyText, state.secrets)
+      const relative = basePath !== "" && url.pathname.startsWith(basePath)
+        ? url.pathname.slice(basePath.length)
+        : url.pathname
+      const target: Target = url.origin !== origin
+        ? "unknown"
+        : relative.startsWith("/runtimes/")
+        ? "runtime"
+        : "backend"
+      const entry: MutableLogEntry = {
+        seq: state.log.length + 1,
+        method: request.method,
+        url: redactText(request.url, state.secrets),
+        path: relative,
+        target,
+        route: "unknown",
+        sessionUid: null,
+        headers: redactHeaders(headers, state.secrets),
+        tokenLabel: tokenLabelOf(headers, state.secrets),
+        messageId: null,
+        body: redactedText === bodyText ? request.body.slice() : encodeText(redactedText),
+        bodyText: redactedText,
+        atMs,
+        status: null,
+        respondedAtMs: null,
+        outcome: "pending"
+      }
+      state.log.push(entry)
+      return entry
+    }
+
+    const handle = (request: SimRequest): Effect.Effect<SimResponse, SimulatedConnectionError> =>
+      Effect.gen(function*() {
+        const atMs = yield* Clock.currentTimeMillis
+        let url: URL
+        try {
+          url = new URL(request.url)
+        } catch {
+          return yield* new SimulatedConnectionError({ url: request.url, reason: "invalid URL" })
+        }
+        const headers = lowerCaseHeaders(request.headers)
+        const entry = logRequest(request, url, headers, atMs)
+        if (entry.target === "unknown") {
+          entry.outcome = "connection-failed"
+          return yield* new SimulatedConnectionError({
+            url: entry.url,
+            reason: `getaddrinfo ENOTFOUND ${url.hostname}`
+          })
+        }
+        const context: HandlerContext = {
+          state,
+          baseUrl,
+          messageLimitSeconds,
+          rotateRefreshTokens,
+          request,
+          headers,
+          path: entry.path,
+          entry
+        }
+        return yield* respond(context)
+      })
+
+    const respond = (context: HandlerContext): Effect.Effect<SimResponse, SimulatedConnectionError> => {
+      const entry = context.entry
+      return Effect.gen(function*() {
+        const outcome: Outcome = yield* (entry.target === "runtime" ? handleRuntime(context) : handleBackend(context))
+        const respondedAtMs = yield* Clock.currentTimeMillis
+        entry.respondedAtMs = respondedAtMs
+        if (isConnectionDrop(outcome)) {
+          entry.outcome = "connection-failed"
+          return yield* new SimulatedConnectionError({ url: entry.url, reason: outcome.reason })
+        }
+        entry.status = outcome.status
+        entry.outcome = "responded"
+        return outcome
+      }).pipe(
+        Effect.onInterrupt(() =>
+          Effect.sync(() => {
+            entry.outcome = "interrupted"
+          })
+        )
+      )
+    }
+
+    const findSession = (sessionUid: string) =>
+      Effect.suspend(() => {
+        const session = state.sessions.get(sessionUid)
+        return session === undefined
+          ? Effect.fail(new SimulatedSessionNotFoundError({ sessionUid }))
+          : Effect.succeed(session)
+      })
+
+    const service: Service = {
+      baseUrl,
+      rpcUrl: (serviceUid) => rpcUrlOf(baseUrl, serviceUid),
+      handle,
+      addSession: (input) =>
+        Effect.gen(function*() {
+          const scenario = yield* SessionScenario.decode(input)
+          state.putSession(scenario, yield* Clock.currentTimeMillis)
+          return scenario
+        }),
+      updateSession: (sessionUid, update) =>
+        Effect.gen(function*() {
+          const session = yield* findSession(sessionUid)
+          const next = yield* SessionScenario.decode(update(session.scenario))
+          if (next.sessionUid !== sessionUid) {
+            return yield* new SessionScenario.InvalidScenarioError({ issue: "updateSession cannot change sessionUid" })
+          }
+          const current = state.sessions.get(sessionUid)
+          if (current === undefined) return yield* new SimulatedSessionNotFoundError({ sessionUid })
+          if (!sameJson(current.scenario.access, next.access)) {
+            current.wakeStartedAtMs = null
+            current.wakeOperationUid = null
+          }
+          if (!sameJson(current.scenario.agent.script, next.agent.script)) current.scriptIndex = 0
+          if (!sameJson(current.scenario.token, next.token)) current.rejectedFirstSends = 0
+          current.scenario = next
+          return next
+        }),
+      removeSession: (sessionUid) =>
+        Effect.flatMap(findSession(sessionUid), (session) =>
+          Effect.sync(() => {
+            if (session.currentToken !== null) session.currentToken.revoked = true
+            state.sessions.delete(sessionUid)
+          })),
+      session: (sessionUid) => Effect.map(findSession(sessionUid), (session) => session.scenario),
+      sessions: Effect.sync(() => [...state.sessions.values()].map((session) => session.scenario)),
+      rotateRuntimeToken: (sessionUid) =>
+        Effect.gen(function*() {
+          const session = yield* findSession(sessionUid)
+          const nowMs = yield* Clock.currentTimeMillis
+          if (session.currentToken !== null) session.currentToken.revoked = true
+          return state.mintRuntimeToken(session, nowMs).label
+        }),
+      expireUserTokens: Effect.sync(() => {
+        for (const token of state.userTokens) token.valid = false
+      }),
+      requestLog: Effect.sync(() => state.log.map(snapshotEntry)),
+      clearRequestLog: Effect.sync(() => {
+        state.log.length = 0
+      }),
+      counters: Effect.sync((): Counters => ({
+        resolveCalls: { ...state.counters.resolveCalls },
+        sends: { ...state.counters.sends },
+        sessionDetailCalls: { ...state.counters.sessionDetailCalls },
+        agentDetailCalls: { ...state.counters.agentDetailCalls },
+        discoveryCalls: state.counters.discoveryCalls,
+        taskGets: state.counters.taskGets,
+        taskCancels: state.counters.taskCancels,
+        refreshes: state.counters.refreshes,
+        runtimeTokensIssued: state.counters.runtimeTokensIssued
+      })),
+      tasks: Effect.map(Clock.currentTimeMillis, (nowMs) =>
+        [...state.tasks.values()].map((task): TaskSnapshot => ({
+          id: task.id,
+          sessionUid: task.sessionUid,
+          state: taskStateAt(task, nowMs).state,
+          createdAtMs: task.createdAtMs,
+          task: renderTask(task, nowMs)
+        })))
+    }
+    return service
+  })
+
+/**
+ * A layer with a simulated platform.
+ *
+ * @since 0.1.0
+ * @category layers
+ */
+export const layer = (options: Options = {}): Layer.Layer<SimulatedPlatform, SessionScenario.InvalidScenarioError> =>
+  Layer.effect(SimulatedPlatform, make(options))

@@ -1,0 +1,276 @@
+/**
+ * The small deterministic Agent: what it answers, valid or deliberately
+ * broken, and how its Tasks progress over simulated time.
+ *
+ * @internal
+ */
+import type * as SessionScenario from "../SessionScenario.js"
+import type { ValidSendRequest } from "./validate.js"
+import { isoTime, RESPONSE_KIND_EXTENSION } from "./wire.js"
+
+/** @internal */
+export type JsonObject = Record<string, unknown>
+
+/** @internal */
+export const replyText = (agent: SessionScenario.Agent, request: ValidSendRequest): string => {
+  switch (agent.reply._tag) {
+    case "Text":
+      return agent.reply.text
+    case "Echo": {
+      const files = request.attachments.map((file) =>
+        `${file.filename ?? "(unnamed)"} (${file.mediaType ?? "unknown type"}, ${file.bytes} bytes)`
+      )
+      const note = files.length === 0 ? "" : ` [attachments: ${files.join(", ")}]`
+      return `${agent.reply.prefix}${request.text}${note}`
+    }
+  }
+}
+
+/**
+ * The parts of a valid answer: plain text, or the strict dictionary (SPEC §2)
+ * as a `data` part and/or a JSON text part.
+ *
+ * @internal
+ */
+export const answerParts = (agent: SessionScenario.Agent, request: ValidSendRequest): ReadonlyArray<JsonObject> => {
+  const text = replyText(agent, request)
+  if (!request.strictDictionary) return [{ text }]
+  const value = agent.dictionary.value ?? { ok: true, answer: text }
+  const dataPart = { data: value, mediaType: "application/json" }
+  const textPart = { text: JSON.stringify(value), mediaType: "application/json" }
+  switch (agent.dictionary.parts) {
+    case "data":
+      return [dataPart]
+    case "text":
+      return [textPart]
+    case "both":
+      return [dataPart, textPart]
+  }
+}
+
+/**
+ * Unknown fields in every place a client must preserve them (SPEC §4).
+ *
+ * @internal
+ */
+export const withExtraFields = (message: JsonObject): JsonObject => {
+  const parts = Array.isArray(message.parts) ? message.parts : []
+  return {
+    ...message,
+    parts: [
+      ...parts.map((part: unknown, index: number) =>
+        typeof part === "object" && part !== null
+          ? { ...part, metadata: { "sim.partIndex": index }, "x-sim-part-extra": { kept: true } }
+          : part
+      ),
+      { data: { table: [["a", 1], ["b", 2]] }, mediaType: "application/json" },
+      { url: "https://files.sim.mainsequence.test/report.pdf", filename: "report.pdf", mediaType: "application/pdf" },
+      { raw: "JVBERi0xLjQK", filename: "tiny.pdf", mediaType: "application/pdf" }
+    ],
+    metadata: {
+      "https://mainsequence.ai/a2a/extensions/sim-trace/v1": { traceId: "sim-trace-0001" },
+      "x-sim-metadata": { nested: [1, { deep: true }] }
+    },
+    extensions: [RESPONSE_KIND_EXTENSION, "https://example.test/a2a/extensions/unknown/v1"],
+    "x-sim-message-extra": { kept: true, number: 42 }
+  }
+}
+
+/** @internal */
+export const agentMessage = (options: {
+  readonly messageId: string
+  readonly contextId: string
+  readonly parts: ReadonlyArray<unknown>
+}): JsonObject => ({
+  messageId: options.messageId,
+  role: "ROLE_AGENT",
+  contextId: options.contextId,
+  parts: options.parts
+})
+
+/**
+ * Breaks a valid `message` object as the violation says (message-shaped
+ * violations only).
+ *
+ * @internal
+ */
+export const breakMessage = (message: JsonObject, violation: SessionScenario.InvalidAnswer): JsonObject => {
+  switch (violation) {
+    case "role_user":
+      return { ...message, role: "ROLE_USER" }
+    case "role_requester":
+      return { ...message, role: "ROLE_REQUESTER" }
+    case "role_responder":
+      return { ...message, role: "ROLE_RESPONDER" }
+    case "missing_role": {
+      const { role: _role, ...rest } = message
+      return rest
+    }
+    case "blank_message_id":
+      return { ...message, messageId: "  " }
+    case "empty_parts":
+      return { ...message, parts: [] }
+    case "missing_parts": {
+      const { parts: _parts, ...rest } = message
+      return rest
+    }
+    case "other_context_id":
+      return { ...message, contextId: "00000000-0000-4000-8000-0000000000ff" }
+    default:
+      return message
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Tasks
+// ---------------------------------------------------------------------------
+
+/** @internal */
+export type TaskStateName =
+  | "TASK_STATE_SUBMITTED"
+  | "TASK_STATE_WORKING"
+  | "TASK_STATE_INPUT_REQUIRED"
+  | "TASK_STATE_AUTH_REQUIRED"
+  | "TASK_STATE_COMPLETED"
+  | "TASK_STATE_FAILED"
+  | "TASK_STATE_CANCELED"
+  | "TASK_STATE_REJECTED"
+
+/** @internal */
+export const isTerminalTaskState = (state: TaskStateName): boolean =>
+  state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED" ||
+  state === "TASK_STATE_REJECTED"
+
+/** @internal */
+export interface TaskRecord {
+  readonly id: string
+  readonly sessionUid: string
+  readonly serviceUid: string
+  readonly createdAtMs: number
+  readonly script: SessionScenario.TaskScript
+  readonly workMs: number
+  readonly answerParts: ReadonlyArray<unknown>
+  readonly userMessage: unknown
+  readonly statusMessageId: string
+  readonly artifactId: string
+  canceledAtMs: number | null
+}
+
+const outcomeState = (outcome: SessionScenario.TaskScript["outcome"]): TaskStateName => {
+  switch (outcome) {
+    case "completed":
+      return "TASK_STATE_COMPLETED"
+    case "failed":
+      return "TASK_STATE_FAILED"
+    case "input_required":
+      return "TASK_STATE_INPUT_REQUIRED"
+    case "auth_required":
+      return "TASK_STATE_AUTH_REQUIRED"
+    case "rejected":
+      return "TASK_STATE_REJECTED"
+  }
+}
+
+/**
+ * The state of a Task at a Clock reading, and since when it holds.
+ *
+ * @internal
+ */
+export const taskStateAt = (
+  task: TaskRecord,
+  nowMs: number
+): { readonly state: TaskStateName; readonly sinceMs: number } => {
+  const workingAt = task.createdAtMs + task.script.queuedMs
+  const doneAt = workingAt + task.workMs
+  const natural = nowMs < workingAt
+    ? { state: "TASK_STATE_SUBMITTED" as const, sinceMs: task.createdAtMs }
+    : nowMs < doneAt
+    ? { state: "TASK_STATE_WORKING" as const, sinceMs: workingAt }
+    : { state: outcomeState(task.script.outcome), sinceMs: doneAt }
+  if (task.canceledAtMs !== null && task.canceledAtMs <= nowMs) {
+    return { state: "TASK_STATE_CANCELED", sinceMs: task.canceledAtMs }
+  }
+  return natural
+}
+
+const defaultStatusText = (state: TaskStateName): string | undefined => {
+  switch (state) {
+    case "TASK_STATE_FAILED":
+      return "The job failed."
+    case "TASK_STATE_INPUT_REQUIRED":
+      return "More input is needed to go on."
+    case "TASK_STATE_AUTH_REQUIRED":
+      return "Authorization is needed to go on."
+    case "TASK_STATE_REJECTED":
+      return "The Agent rejected the job."
+    case "TASK_STATE_CANCELED":
+      return "The job was canceled."
+    default:
+      return undefined
+  }
+}
+
+/**
+ * The Task as A2A v1 JSON (the bare Task object).
+ *
+ * @internal
+ */
+export const renderTask = (task: TaskRecord, nowMs: number): JsonObject => {
+  const { sinceMs, state } = taskStateAt(task, nowMs)
+  const statusText = state === "TASK_STATE_COMPLETED"
+    ? undefined
+    : (task.script.statusMessage ?? defaultStatusText(state))
+  const status: JsonObject = {
+    state,
+    timestamp: isoTime(sinceMs),
+    ...(statusText === undefined || state === "TASK_STATE_SUBMITTED" || state === "TASK_STATE_WORKING"
+      ? {}
+      : {
+        message: agentMessage({
+          messageId: task.statusMessageId,
+          contextId: task.sessionUid,
+          parts: [{ text: statusText }]
+        })
+      })
+  }
+  return {
+    id: task.id,
+    contextId: task.sessionUid,
+    status,
+    ...(state === "TASK_STATE_COMPLETED"
+      ? { artifacts: [{ artifactId: task.artifactId, name: "answer", parts: task.answerParts }] }
+      : {}),
+    history: [task.userMessage]
+  }
+}
+
+/**
+ * Breaks a Task as the violation says (Task-shaped violations only).
+ *
+ * @internal
+ */
+export const breakTask = (
+  task: JsonObject,
+  violation: SessionScenario.InvalidAnswer,
+  statusMessage: JsonObject
+): JsonObject => {
+  const status = typeof task.status === "object" && task.status !== null ? task.status : {}
+  switch (violation) {
+    case "other_context_id":
+      return { ...task, contextId: "00000000-0000-4000-8000-0000000000ff" }
+    case "unknown_task_state":
+      return { ...task, status: { ...status, state: "TASK_STATE_DAYDREAMING" } }
+    case "blank_task_id":
+      return { ...task, id: "" }
+    case "role_user":
+    case "role_requester":
+    case "role_responder":
+    case "missing_role":
+    case "blank_message_id":
+    case "empty_parts":
+    case "missing_parts":
+      return { ...task, status: { ...status, message: breakMessage(statusMessage, violation) } }
+    default:
+      return task
+  }
+}
