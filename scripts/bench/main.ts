@@ -18,6 +18,7 @@ import type { BenchContext, Section } from "./lib/context.js"
 import { memory } from "./memory.js"
 import { perSend } from "./perSend.js"
 import { profile as profileBench } from "./profile.js"
+import { simulatedTime } from "./simulatedTime.js"
 
 const argv = process.argv.slice(2)
 const flag = (name: string): string | undefined => {
@@ -41,7 +42,8 @@ const resolvable = (spec: string): boolean => {
   }
 }
 // The packages are ESM-only with "default" conditions: createRequire resolves them fine.
-const sdkAvailable = resolvable("@mainsequence/a2a/node") && resolvable("@mainsequence/a2a-testing")
+const sdkAvailable = resolvable("@mainsequence/a2a/node")
+const testingAvailable = resolvable("@mainsequence/a2a-testing")
 const cliAvailable = resolvable("@mainsequence/cli") && resolvable("@mainsequence/a2a-testing/node")
 
 const log = (line: string) => process.stderr.write(`[bench] ${line}\n`)
@@ -51,6 +53,7 @@ const benches: ReadonlyArray<Bench> = [
   { id: "per-send", run: perSend },
   { id: "concurrency", run: concurrency },
   { id: "memory", run: memory },
+  { id: "simulated-time", run: simulatedTime },
   { id: "profile", run: profileBench }
 ]
 
@@ -60,10 +63,12 @@ const main = async () => {
   log(
     `mode: ${short ? "short" : "full"}; node ${process.version}; ${os.cpus().length} CPUs; load ${
       load.map((l) => l.toFixed(2)).join(" ")
-    }; SDK ${sdkAvailable ? "built" : "NOT built"}; CLI ${cliAvailable ? "built" : "NOT built"}`
+    }; SDK ${sdkAvailable ? "built" : "NOT built"}; a2a-testing ${testingAvailable ? "built" : "NOT built"}; CLI ${
+      cliAvailable ? "built" : "NOT built"
+    }`
   )
   const server = await startServerChild()
-  const ctx: BenchContext = { short, server, sdkAvailable, cliAvailable, log }
+  const ctx: BenchContext = { short, server, sdkAvailable, testingAvailable, cliAvailable, log }
   const sections: Array<Section> = []
   const failures: Array<string> = []
   try {

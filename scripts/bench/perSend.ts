@@ -1,5 +1,7 @@
 /**
- * Benchmark 1: per-send overhead — ours vs the raw undici floor vs the official @a2a-js/sdk client.
+ * Benchmark 1: per-send overhead — ours vs the raw undici floor vs the official @a2a-js/sdk client; plus a
+ * diagnostic run that splits our cost into transport (@effect/platform HttpClient) and pipeline, with
+ * and without Effect's tracer.
  */
 import { runTask } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
@@ -8,20 +10,22 @@ import { table } from "./lib/table.js"
 import type { SideName } from "./sides/index.js"
 import type { PerSendResult } from "./tasks/perSend.js"
 
-export const perSend = async (ctx: BenchContext): Promise<Section> => {
-  const sides: Array<SideName> = ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"]
-  const params = ctx.short ? { warmup: 40, rounds: 4, block: 20 } : { warmup: 2000, rounds: 60, block: 100 }
-  ctx.log(
-    `per-send: ${sides.join(", ")}; ${params.rounds} rounds × ${params.block} sends each, warm-up ${params.warmup}`
-  )
-  const result = await runTask<PerSendResult>("perSend", { baseUrl: ctx.server.baseUrl, sides, ...params }, {
+const params = (short: boolean) =>
+  short ? { warmup: 40, rounds: 3, block: 20 } : { warmup: 2000, rounds: 60, block: 100 }
+
+const runSides = (ctx: BenchContext, sides: ReadonlyArray<SideName>) => {
+  const p = params(ctx.short)
+  ctx.log(`per-send: ${sides.join(", ")}; ${p.rounds} rounds × ${p.block} sends each, warm-up ${p.warmup}`)
+  return runTask<PerSendResult>("perSend", { baseUrl: ctx.server.baseUrl, sides, ...p }, {
     timeoutMs: ctx.short ? 20_000 : 300_000
   })
-  const by = (k: SideName) => result.sides.find((s) => s.side === k)
-  const floor = by("floor")
-  const official = by("official")
-  if (floor === undefined || official === undefined) throw new Error("per-send: floor or official side missing")
-  const rows = result.sides.map((s) => [
+}
+
+const rowsOf = (result: PerSendResult) => {
+  const floor = result.sides.find((s) => s.side === "floor")
+  if (floor === undefined) throw new Error("per-send: no floor side")
+  const official = result.sides.find((s) => s.side === "official")
+  return result.sides.map((s) => [
     s.name,
     String(s.latencyMs.n),
     fmtMs(s.latencyMs.median),
@@ -29,31 +33,58 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
     fmtUs(s.cpuUsPerSend),
     fmtRatio(s.latencyMs.median / floor.latencyMs.median),
     fmtRatio(s.cpuUsPerSend / floor.cpuUsPerSend),
-    fmtRatio(s.latencyMs.median / official.latencyMs.median)
+    ...(official === undefined ? [] : [fmtRatio(s.latencyMs.median / official.latencyMs.median)])
   ])
+}
+
+export const perSend = async (ctx: BenchContext): Promise<Section> => {
+  const sides: Array<SideName> = ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"]
+  const result = await runSides(ctx, sides)
+  const diag = ctx.sdkAvailable
+    ? await runSides(ctx, ["floor", "effect-http", "effect-http-notracer", "ours", "ours-notracer"])
+    : undefined
+  const p = params(ctx.short)
+  const head = ["side", "sends", "median", "p99", "CPU/send", "median ÷ floor", "CPU ÷ floor"]
   const body = [
-    table(
-      ["side", "sends", "median", "p99", "CPU/send", "median ÷ floor", "CPU ÷ floor", "median ÷ official"],
-      rows
-    ),
+    table([...head, "median ÷ official"], rowsOf(result)),
     "",
-    `Sequential sends to one ready session of the minimal node:http platform (own process), ${result.rounds} rounds × ` +
-    `${result.block} sends per side in shuffled order after ${result.warmup} warm-up sends each. ` +
-    "`ours` = `runtime.runPromise(client.sendA2AMessage(...))` per send (Promise boundary included); " +
-    "`ours (in Effect)` = the same sends inside one Effect program."
+    `Sequential sends to one ready session of the minimal node:http platform (own process), ${p.rounds} rounds × ` +
+    `${p.block} sends per side in shuffled order after ${p.warmup} warm-up sends each. CPU = process.cpuUsage ` +
+    "(user+system) of the client process per send. " +
+    "`ours (runPromise per send)` = `runtime.runPromise(client.sendA2AMessage(...))` per send (Promise boundary " +
+    "included); `ours (in Effect)` = the same sends inside one Effect program.",
+    ...(diag === undefined ? [] : [
+      "",
+      "Where our time goes (separate run, same method):",
+      "",
+      table(head, rowsOf(diag)),
+      "",
+      "`diag: @effect/platform HttpClient` = the bare platform HttpClient on undici (our transport) sending the " +
+      "same request and parsing the JSON answer, no SDK pipeline; `tracer off` = the same with " +
+      "`Layer.setTracerEnabled(false)` in the runtime (no spans, no traceparent header)."
+    ])
   ].join("\n")
-  const ours = by("ours")
+  const floor = result.sides.find((s) => s.side === "floor")
+  const official = result.sides.find((s) => s.side === "official")
+  const ours = result.sides.find((s) => s.side === "ours")
+  const ratio = (a: number | undefined, b: number | undefined) => (a ?? NaN) / (b ?? NaN)
   const targets = [
     {
       target: "per-send median ≤ 1.25× raw floor",
-      met: ours === undefined ? undefined : ours.latencyMs.median <= 1.25 * floor.latencyMs.median,
-      detail: ours === undefined ? "SDK not built" : fmtRatio(ours.latencyMs.median / floor.latencyMs.median)
+      met: ours === undefined ? undefined : ours.latencyMs.median <= 1.25 * (floor?.latencyMs.median ?? NaN),
+      detail: ours === undefined ? "SDK not built" : fmtRatio(ratio(ours.latencyMs.median, floor?.latencyMs.median))
     },
     {
       target: "per-send faster than @a2a-js/sdk",
-      met: ours === undefined ? undefined : ours.latencyMs.median < official.latencyMs.median,
-      detail: ours === undefined ? "SDK not built" : fmtRatio(ours.latencyMs.median / official.latencyMs.median)
+      met: ours === undefined ? undefined : ours.latencyMs.median < (official?.latencyMs.median ?? NaN),
+      detail: ours === undefined ? "SDK not built" : fmtRatio(ratio(ours.latencyMs.median, official?.latencyMs.median))
     }
   ]
-  return { id: "per-send", title: "1. Per-send overhead (warm access cache)", body, data: result, targets }
+  return {
+    id: "per-send",
+    title: "1. Per-send overhead (warm access cache)",
+    body,
+    data: { main: result, diagnostics: diag },
+    targets
+  }
 }

@@ -9,6 +9,8 @@ export interface BenchContext {
   readonly server: ServerHandle
   /** Whether the SDK (`@mainsequence/a2a/node`) is built and importable. */
   readonly sdkAvailable: boolean
+  /** Whether `@mainsequence/a2a-testing` is built. */
+  readonly testingAvailable: boolean
   /** Whether the CLI and the reference platform are built and importable. */
   readonly cliAvailable: boolean
   readonly log: (line: string) => void

@@ -3,7 +3,14 @@
  */
 import type { Side, Target } from "./side.js"
 
-export type SideName = "floor" | "official" | "ours" | "ours-effect"
+export type SideName =
+  | "floor"
+  | "official"
+  | "ours"
+  | "ours-effect"
+  | "ours-notracer"
+  | "effect-http"
+  | "effect-http-notracer"
 
 export const makeSide = async (name: SideName, target: Target): Promise<Side> => {
   switch (name) {
@@ -15,5 +22,11 @@ export const makeSide = async (name: SideName, target: Target): Promise<Side> =>
       return (await import("./ours.js")).makeOurs(target, "promise")
     case "ours-effect":
       return (await import("./ours.js")).makeOurs(target, "effect")
+    case "ours-notracer":
+      return (await import("./ours.js")).makeOurs(target, "promise", { tracer: false })
+    case "effect-http":
+      return (await import("./effectHttp.js")).makeEffectHttp(target, true)
+    case "effect-http-notracer":
+      return (await import("./effectHttp.js")).makeEffectHttp(target, false)
   }
 }

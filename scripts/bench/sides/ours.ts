@@ -7,7 +7,7 @@
  *   pays, Promise boundary included.
  * - mode `effect`: the sends run inside one Effect program (an Effect caller's cost).
  */
-import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
+import { A2AClient } from "@mainsequence/a2a"
 import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -17,13 +17,17 @@ import { USER_TOKEN } from "../servers/minimalPlatform.js"
 import { MESSAGE_TEXT, type Side, type Target } from "./side.js"
 
 /** The client layer the benchmarks use: Node (undici) HTTP, a fresh in-memory access cache. */
-export const oursLayer = (backendUrl: string) =>
-  A2ANode.layer({ backendUrl, accessToken: Redacted.make(USER_TOKEN) }).pipe(
-    Layer.provide(RuntimeAccessCache.layerMemory)
-  )
+export const oursLayer = (backendUrl: string) => A2ANode.layer({ backendUrl, accessToken: Redacted.make(USER_TOKEN) })
 
-export const makeOurs = async (target: Target, mode: "promise" | "effect"): Promise<Side> => {
-  const runtime = ManagedRuntime.make(oursLayer(target.baseUrl))
+export const makeOurs = async (
+  target: Target,
+  mode: "promise" | "effect",
+  options: { readonly tracer?: boolean } = {}
+): Promise<Side> => {
+  const tracer = options.tracer ?? true
+  const runtime = ManagedRuntime.make(
+    tracer ? oursLayer(target.baseUrl) : Layer.merge(oursLayer(target.baseUrl), Layer.setTracerEnabled(false))
+  )
   const client = await runtime.runPromise(A2AClient.A2AClient)
   const check = (answer: { readonly role: string; readonly contextId?: string | undefined }) => {
     if (answer.role !== "ROLE_AGENT" || answer.contextId !== target.sessionUid) {
@@ -33,7 +37,7 @@ export const makeOurs = async (target: Target, mode: "promise" | "effect"): Prom
   const sendOne = () => client.sendA2AMessage(target.sessionUid, { message: MESSAGE_TEXT })
   if (mode === "promise") {
     return {
-      name: "ours (runPromise per send)",
+      name: tracer ? "ours (runPromise per send)" : "diag: ours, tracer off (runPromise)",
       block: async (n, out) => {
         for (let i = 0; i < n; i++) {
           const t0 = performance.now()
