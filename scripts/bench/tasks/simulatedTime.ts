@@ -36,7 +36,7 @@ export interface SimulatedTimeResult {
 
 const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 
-const fastYieldTimer = Effect.async<void>((resume) => {
+const fastYieldTimer = Effect.async<unknown>((resume) => {
   const t = setImmediate(() => resume(Effect.void))
   return Effect.sync(() => clearImmediate(t))
 })
@@ -66,11 +66,11 @@ const once = (args: SimulatedTimeArgs) => {
     }
     const a2a = yield* A2AClient.A2AClient
     const platform = yield* SimulatedPlatform.SimulatedPlatform
-    const started = yield* Deferred.make<void>()
+    const started = yield* Deferred.make<boolean>()
     const t0 = performance.now()
     const fiber = yield* Effect.fork(
       Effect.zipRight(
-        Deferred.succeed(started, undefined),
+        Deferred.succeed(started, true),
         Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi" }))
       )
     )
