@@ -18,6 +18,7 @@ import type * as Attachment from "./Attachment.js"
 import * as backendClient from "./internal/backendClient.js"
 import type { Env } from "./internal/env.js"
 import * as pipeline from "./internal/pipeline.js"
+import { sha256Hex } from "./internal/sha256.js"
 import * as tasks from "./internal/tasks.js"
 import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
 import type * as Timeout from "./Timeout.js"
@@ -111,11 +112,6 @@ export const A2AClient: Context.Tag<A2AClient, A2AClient> = Context.GenericTag<A
   "@mainsequence/a2a/A2AClient"
 )
 
-const sha256Hex = (text: string): Effect.Effect<string> =>
-  Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(text))).pipe(
-    Effect.map((digest) => Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join(""))
-  )
-
 const checkOptions = (options: A2AClientOptions): Effect.Effect<void, A2AError.A2AInputError> => {
   if (typeof options.backendUrl !== "string" || options.backendUrl.trim() === "") {
     return Effect.fail(
@@ -147,16 +143,14 @@ export const make = (
     const backendUrl = options.backendUrl.trim().replace(/\/+$/, "")
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
     const user = options.username !== undefined && options.username.trim() !== ""
-      ? Effect.succeed(`user:${options.username.trim()}`)
-      : Effect.map(sha256Hex(Redacted.value(options.accessToken)), (hash) => `token:${hash}`)
-    const userScope = yield* Effect.cached(user)
+      ? `user:${options.username.trim()}`
+      : `token:${Redacted.isRedacted(options.accessToken) ? sha256Hex(Redacted.value(options.accessToken)) : ""}`
     const env: Env = {
       client,
       backend,
       cache,
       ready: checkOptions(options),
-      cacheKey: (agentSessionUid) =>
-        Effect.flatMap(userScope, (scope) => sha256Hex(`${backendUrl}\n${scope}\n${agentSessionUid}`))
+      cacheKey: (agentSessionUid) => sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
     }
 
     function sendA2AMessage(

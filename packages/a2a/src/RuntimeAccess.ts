@@ -5,7 +5,7 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -172,7 +172,8 @@ const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefine
 export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decision, string> => {
   const interaction = answer.runtime_interaction ?? undefined
   const presence = orUndefined(answer.runtime_presence)
-  const token = orUndefined(answer.token)
+  const given = orUndefined(answer.token)
+  const token = given !== undefined && nonBlank(Redacted.value(given)) ? given : undefined
   const hasAccess = answer.mode === "token" && nonBlank(answer.rpc_url) && token !== undefined
   const admitted = (state: string, notice: RuntimeNotice | undefined): Either.Either<Decision, string> =>
     hasAccess && nonBlank(answer.rpc_url) && token !== undefined

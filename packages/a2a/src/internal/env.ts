@@ -15,5 +15,5 @@ export interface Env {
   /** The cache key of a session: a hash of backend URL, user and session uid. */
   /** Fails when the client's options are unusable (blank backend URL or access token). */
   readonly ready: Effect.Effect<void, A2AInputError>
-  readonly cacheKey: (agentSessionUid: string) => Effect.Effect<string>
+  readonly cacheKey: (agentSessionUid: string) => string
 }

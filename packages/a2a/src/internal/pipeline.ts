@@ -2,6 +2,9 @@
  * The send pipeline, top to bottom as SPEC §1, under one total budget (§5).
  */
 import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type { SendA2AMessageInput } from "../A2AClient.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
@@ -15,6 +18,8 @@ import type { RuntimeCredentialsRejected } from "./httpErrors.js"
 import { refreshOnce } from "./refreshOnce.js"
 import { sendToRuntime } from "./sendToRuntime.js"
 
+const sameToken = Redacted.getEquivalence(Equivalence.string)
+
 /**
  * Steps 2–3: a valid cached access, else resolve (and wait while transient). Concurrent calls for the
  * same session share one resolution through the cache; `fresh` skips the cached entry.
@@ -22,12 +27,11 @@ import { sendToRuntime } from "./sendToRuntime.js"
  * @internal
  */
 export const obtainAccess = (env: Env, call: Call, fresh: boolean) =>
-  Effect.flatMap(env.cacheKey(call.agentSessionUid), (key) =>
-    env.cache.getOrResolve(
-      key,
-      Effect.flatMap(awaitAdmission(env, call), RuntimeAccessCache.fromAdmitted),
-      { fresh }
-    ))
+  env.cache.getOrResolve(
+    env.cacheKey(call.agentSessionUid),
+    Effect.flatMap(awaitAdmission(env, call), RuntimeAccessCache.fromAdmitted),
+    { fresh }
+  )
 
 /**
  * Steps 2–5 around one runtime exchange: obtain access, run `attempt`, and on a runtime 401/403 drop the
@@ -44,12 +48,17 @@ export const withRuntimeAccess = <A, E>(
   ) => Effect.Effect<A, E | RuntimeCredentialsRejected>
 ) =>
   Effect.gen(function*() {
-    const key = yield* env.cacheKey(call.agentSessionUid)
+    const key = env.cacheKey(call.agentSessionUid)
     const access = yield* obtainAccess(env, call, false)
     return yield* refreshOnce({
       call,
       access,
-      refresh: Effect.zipRight(env.cache.invalidate(key), obtainAccess(env, call, true)),
+      refresh: (rejected) =>
+        Effect.flatMap(env.cache.get(key), (current) =>
+          // Another call already replaced the rejected access: use its fresh one instead of resolving again.
+          Option.isSome(current) && !sameToken(current.value.token, rejected.token)
+            ? Effect.succeed(current.value)
+            : Effect.zipRight(env.cache.invalidate(key), obtainAccess(env, call, true))),
       attempt
     })
   })

@@ -14,8 +14,10 @@ const isRejected = (u: unknown): u is RuntimeCredentialsRejected => u instanceof
 export const refreshOnce = <A, E, R, E2, R2>(options: {
   readonly call: Call
   readonly access: RuntimeAccessCache.CachedRuntimeAccess
-  /** Drops the cached access and resolves fresh access. */
-  readonly refresh: Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, E2, R2>
+  /** Drops the rejected cached access and resolves fresh access. */
+  readonly refresh: (
+    rejected: RuntimeAccessCache.CachedRuntimeAccess
+  ) => Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, E2, R2>
   /** One attempt with the given access; every attempt must send identical bytes. */
   readonly attempt: (
     access: RuntimeAccessCache.CachedRuntimeAccess,
@@ -24,7 +26,7 @@ export const refreshOnce = <A, E, R, E2, R2>(options: {
 }): Effect.Effect<A, E | E2 | RuntimeAuthError, R | R2> =>
   options.attempt(options.access, 1).pipe(
     Effect.catchIf(isRejected, () =>
-      Effect.flatMap(options.refresh, (fresh) =>
+      Effect.flatMap(options.refresh(options.access), (fresh) =>
         options.attempt(fresh, 2).pipe(
           Effect.catchIf(isRejected, ({ answer }) =>
             Effect.fail(

@@ -1,0 +1,79 @@
+import { layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
+import * as TestClock from "effect/TestClock"
+import * as A2AClient from "../src/A2AClient.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
+
+export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
+export const agentUid = "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5d6e"
+export const serviceUid = "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"
+
+export const session = (
+  scenario: Omit<SessionScenario.SessionScenarioInput, "sessionUid" | "agentUid" | "serviceUid"> = {}
+): SessionScenario.SessionScenarioInput => ({ sessionUid, agentUid, serviceUid, ...scenario })
+
+/** The client on the simulated platform, with a memory cache; the platform stays in context. */
+export const simulated = (
+  platform: SimulatedPlatform.Options,
+  client: { readonly refreshToken?: Redacted.Redacted<string> | undefined; readonly username?: string } = {}
+) =>
+  A2AClient.layer({
+    backendUrl: SimulatedPlatform.defaultBaseUrl,
+    accessToken: SimulatedPlatform.defaultUserAccessToken,
+    ...client
+  }).pipe(
+    Layer.provideMerge(Layer.merge(layerTest(platform), RuntimeAccessCache.layerMemory)),
+    Layer.orDie
+  )
+
+export const platform = SimulatedPlatform.SimulatedPlatform
+export const client = A2AClient.A2AClient
+
+export const runtimeSends = Effect.map(
+  Effect.flatMap(platform, (p) => p.requestLog),
+  (log) => log.filter((entry) => entry.route === "message-send")
+)
+
+export const resolves = Effect.map(
+  Effect.flatMap(platform, (p) => p.requestLog),
+  (log) => log.filter((entry) => entry.route === "resolve-runtime-access")
+)
+
+/**
+ * Runs `effect` in a fiber while the TestClock moves `duration` ahead; its outcome and the simulated time
+ * it took.
+ */
+export const runFor = <A, E, R>(effect: Effect.Effect<A, E, R>, duration: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const started = yield* Deferred.make<boolean>()
+    const fiber = yield* Effect.fork(
+      Effect.gen(function*() {
+        const start = yield* Clock.currentTimeMillis
+        yield* Deferred.succeed(started, true)
+        const result = yield* Effect.either(effect)
+        return { result, millis: (yield* Clock.currentTimeMillis) - start }
+      })
+    )
+    yield* Deferred.await(started)
+    yield* TestClock.adjust(duration)
+    const { millis, result } = yield* Fiber.join(fiber)
+    return Either.match(result, {
+      onLeft: (error) => ({ error, value: undefined, millis }),
+      onRight: (value) => ({ error: undefined, value, millis })
+    })
+  })
+
+/** Like {@link runFor} but expects a failure. */
+export const failFor = <A, E, R>(effect: Effect.Effect<A, E, R>, duration: Duration.DurationInput) =>
+  Effect.flatMap(
+    runFor(effect, duration),
+    ({ error, millis }) =>
+      error === undefined ? Effect.dieMessage("expected a failure") : Effect.succeed({ error, millis })
+  )
