@@ -1,0 +1,293 @@
+/**
+ * The simulated platform over real HTTP (Node), with the real clock: a
+ * reference platform for the CLI, demos and manual testing.
+ *
+ * `serveReferencePlatform` listens on `host:port` (127.0.0.1, any free port
+ * by default) and serves the same state machine as the in-memory face, with
+ * a few ready-made demo sessions and a small admin API:
+ *
+ * - `POST /__sim/sessions` — a `SessionScenario` JSON; creates or replaces the session
+ * - `GET  /__sim/sessions` — the scenarios
+ * - `POST /__sim/sessions/{uid}/rotate-token` — `{"label"}` of the new runtime token
+ * - `GET  /__sim/log` — the request log (secrets replaced by labels; body as text and base64)
+ * - `POST /__sim/log/clear`
+ * - `GET  /__sim/counters`, `GET /__sim/tasks`
+ *
+ * @since 0.1.0
+ */
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import * as NodeHttpServerRequest from "@effect/platform-node/NodeHttpServerRequest"
+import * as HttpRouter from "@effect/platform/HttpRouter"
+import * as HttpServer from "@effect/platform/HttpServer"
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest"
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Encoding from "effect/Encoding"
+import type * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import type * as Scope from "effect/Scope"
+import { createServer } from "node:http"
+import * as SessionScenario from "./SessionScenario.js"
+import * as SimulatedPlatform from "./SimulatedPlatform.js"
+
+// ---------------------------------------------------------------------------
+// demo sessions
+// ---------------------------------------------------------------------------
+
+/**
+ * The uids of the demo sessions a reference platform serves out of the box.
+ *
+ * - `ready`: answers at once ("You said: …"; a strict dictionary when asked)
+ * - `coldStart`: wakes over ~3 s (checking → starting → waking), then ready
+ * - `updateRequired`: terminal `update_required`; never admits
+ * - `slow`: the Agent works 5 s before answering
+ * - `messageLimit`: the Agent would work 120 s; the platform answers 504
+ *   `MESSAGE_RESPONSE_LIMIT_EXCEEDED` at 90 s
+ * - `taskJob`: advertises Task mode; a Task works 120 s (longer than the Message limit), then completes
+ * - `trickle`: the answer body arrives in 5 pieces, 400 ms apart
+ *
+ * @since 0.1.0
+ * @category demo
+ */
+export const demoSessionUids = {
+  ready: "5e55a0e1-0000-4000-8000-000000000001",
+  coldStart: "5e55a0e1-0000-4000-8000-000000000002",
+  updateRequired: "5e55a0e1-0000-4000-8000-000000000003",
+  slow: "5e55a0e1-0000-4000-8000-000000000004",
+  messageLimit: "5e55a0e1-0000-4000-8000-000000000005",
+  taskJob: "5e55a0e1-0000-4000-8000-000000000006",
+  trickle: "5e55a0e1-0000-4000-8000-000000000007"
+} as const
+
+/**
+ * The user access token a reference platform accepts (unless other tokens are given).
+ *
+ * @since 0.1.0
+ * @category demo
+ */
+export const demoUserAccessToken: Redacted.Redacted<string> = SimulatedPlatform.defaultUserAccessToken
+
+/**
+ * The refresh token a reference platform accepts (unless other tokens are given).
+ *
+ * @since 0.1.0
+ * @category demo
+ */
+export const demoRefreshToken: Redacted.Redacted<string> = SimulatedPlatform.defaultRefreshToken
+
+const demo = (
+  index: number,
+  name: string,
+  rest: Omit<SessionScenario.SessionScenarioInput, "sessionUid" | "agentUid" | "serviceUid" | "name">
+): SessionScenario.SessionScenarioInput => {
+  const suffix = String(index).padStart(12, "0")
+  return {
+    sessionUid: `5e55a0e1-0000-4000-8000-${suffix}`,
+    agentUid: `a9e47000-0000-4000-8000-${suffix}`,
+    serviceUid: `5e7f1ce0-0000-4000-8000-${suffix}`,
+    name,
+    ...rest
+  }
+}
+
+/**
+ * The demo session scenarios (see {@link demoSessionUids}).
+ *
+ * @since 0.1.0
+ * @category demo
+ */
+export const demoSessions: ReadonlyArray<SessionScenario.SessionScenarioInput> = [
+  demo(1, "Ready echo Agent", { agent: { name: "Echo" } }),
+  demo(2, "Cold start (~3 s)", {
+    access: {
+      _tag: "ColdStart",
+      phases: [
+        { state: "checking", retryAfterMs: 250, durationMs: 500, detail: "Checking the runtime." },
+        { state: "starting", retryAfterMs: 500, durationMs: 1000, detail: "Starting the runtime." },
+        { state: "waking", retryAfterMs: 750, durationMs: 1500, detail: "Loading the Agent." }
+      ]
+    },
+    agent: { name: "Sleepy echo" }
+  }),
+  demo(3, "Agent needs an update", {
+    access: { _tag: "Terminal", state: "update_required" },
+    agent: { name: "Outdated Agent" }
+  }),
+  demo(4, "Slow Agent (5 s)", { agent: { name: "Slow thinker", workMs: 5000 } }),
+  demo(5, "Agent beyond the Message limit", { agent: { name: "Marathon", workMs: 120_000 } }),
+  demo(6, "Task-capable Agent (120 s job)", {
+    agent: { name: "Job runner", taskSupport: true, workMs: 120_000 }
+  }),
+  demo(7, "Trickling Agent", {
+    agent: { name: "Trickler", behaviour: { _tag: "Answer", trickle: { chunks: 5, gapMs: 400 } } }
+  })
+]
+
+// ---------------------------------------------------------------------------
+// serving
+// ---------------------------------------------------------------------------
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface ServeOptions extends Omit<SimulatedPlatform.Options, "baseUrl" | "sessions"> {
+  /** default 0: any free port */
+  readonly port?: number | undefined
+  /** default `127.0.0.1` */
+  readonly host?: string | undefined
+  /** added after the demo sessions (a session with a demo uid replaces it) */
+  readonly sessions?: ReadonlyArray<SessionScenario.SessionScenarioInput> | undefined
+  /** serve the demo sessions (default true) */
+  readonly demoSessions?: boolean | undefined
+}
+
+/**
+ * A running reference platform.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface ReferencePlatform {
+  /** the base URL, e.g. `http://127.0.0.1:53211` (backend URL for clients) */
+  readonly url: string
+  /** the state machine behind it (its Effects use the real clock) */
+  readonly platform: SimulatedPlatform.Service
+}
+
+const json = (status: number, body: unknown) => HttpServerResponse.unsafeJson(body, { status })
+
+const logEntryJson = (entry: SimulatedPlatform.RequestLogEntry) => {
+  const { body, ...rest } = entry
+  return { ...rest, bodyBase64: Encoding.encodeBase64(body) }
+}
+
+/** Runs every Effect of the service with the given clock. */
+const withClock = (service: SimulatedPlatform.Service, clock: Clock.Clock): SimulatedPlatform.Service => ({
+  baseUrl: service.baseUrl,
+  rpcUrl: service.rpcUrl,
+  handle: (request) => Effect.withClock(service.handle(request), clock),
+  addSession: (scenario) => Effect.withClock(service.addSession(scenario), clock),
+  updateSession: (uid, update) => Effect.withClock(service.updateSession(uid, update), clock),
+  removeSession: (uid) => Effect.withClock(service.removeSession(uid), clock),
+  session: (uid) => Effect.withClock(service.session(uid), clock),
+  sessions: Effect.withClock(service.sessions, clock),
+  rotateRuntimeToken: (uid) => Effect.withClock(service.rotateRuntimeToken(uid), clock),
+  expireUserTokens: Effect.withClock(service.expireUserTokens, clock),
+  requestLog: Effect.withClock(service.requestLog, clock),
+  clearRequestLog: Effect.withClock(service.clearRequestLog, clock),
+  counters: Effect.withClock(service.counters, clock),
+  tasks: Effect.withClock(service.tasks, clock)
+})
+
+const readJson = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.flatMap(request.text, (text) =>
+    Effect.try({
+      try: (): unknown => JSON.parse(text),
+      catch: () => "the body is not JSON"
+    }))
+
+const adminRouter = (platform: SimulatedPlatform.Service) =>
+  HttpRouter.empty.pipe(
+    HttpRouter.post(
+      "/__sim/sessions",
+      Effect.gen(function*() {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const body = yield* readJson(request).pipe(Effect.either)
+        if (body._tag === "Left") return json(400, { error: "the body is not JSON" })
+        const added = yield* SessionScenario.decode(body.right).pipe(
+          Effect.flatMap(platform.addSession),
+          Effect.either
+        )
+        return added._tag === "Left"
+          ? json(400, { error: added.left.message })
+          : json(201, Schema.encodeSync(SessionScenario.SessionScenario)(added.right))
+      })
+    ),
+    HttpRouter.get(
+      "/__sim/sessions",
+      Effect.map(platform.sessions, (sessions) =>
+        json(200, sessions.map((scenario) => Schema.encodeSync(SessionScenario.SessionScenario)(scenario))))
+    ),
+    HttpRouter.post(
+      "/__sim/sessions/:uid/rotate-token",
+      Effect.gen(function*() {
+        const { uid } = yield* HttpRouter.params
+        const rotated = yield* platform.rotateRuntimeToken(uid ?? "").pipe(Effect.either)
+        return rotated._tag === "Left"
+          ? json(404, { error: rotated.left.message })
+          : json(200, { label: rotated.right })
+      })
+    ),
+    HttpRouter.get(
+      "/__sim/log",
+      Effect.map(platform.requestLog, (log) =>
+        json(200, log.map(logEntryJson)))
+    ),
+    HttpRouter.post("/__sim/log/clear", Effect.as(platform.clearRequestLog, HttpServerResponse.empty({ status: 204 }))),
+    HttpRouter.get("/__sim/counters", Effect.map(platform.counters, (counters) => json(200, counters))),
+    HttpRouter.get(
+      "/__sim/tasks",
+      Effect.map(platform.tasks, (tasks) => json(200, tasks))
+    )
+  )
+
+const forward = (platform: SimulatedPlatform.Service) =>
+  Effect.gen(function*() {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const body = new Uint8Array(yield* request.arrayBuffer)
+    const result = yield* platform.handle({
+      method: request.method,
+      url: `${platform.baseUrl}${request.url}`,
+      headers: request.headers,
+      body
+    }).pipe(Effect.either)
+    if (result._tag === "Left") {
+      // the scenario drops the connection: no answer at all
+      NodeHttpServerRequest.toIncomingMessage(request).socket.destroy()
+      return HttpServerResponse.empty({ status: 502 })
+    }
+    const response = result.right
+    return HttpServerResponse.stream(response.body, { status: response.status, headers: response.headers })
+  })
+
+/**
+ * Serves a simulated platform over HTTP until the scope closes. The server and
+ * the platform use the real clock, whatever clock the caller runs with.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const serveReferencePlatform = (
+  options: ServeOptions = {}
+): Effect.Effect<
+  ReferencePlatform,
+  HttpServerError.ServeError | SessionScenario.InvalidScenarioError,
+  Scope.Scope
+> => {
+  const clock = Clock.make()
+  return Effect.gen(function*() {
+    const host = options.host ?? "127.0.0.1"
+    const server = yield* NodeHttpServer.make(() => createServer(), { port: options.port ?? 0, host })
+    const address = server.address
+    const port = address._tag === "TcpAddress" ? address.port : 0
+    const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`
+    const { demoSessions: withDemos = true, host: _host, port: _port, sessions = [], ...platformOptions } = options
+    const platform = withClock(
+      yield* SimulatedPlatform.make({
+        ...platformOptions,
+        baseUrl: url,
+        sessions: [...(withDemos ? demoSessions : []), ...sessions]
+      }),
+      clock
+    )
+    const app = adminRouter(platform).pipe(
+      HttpRouter.all("*", forward(platform)),
+      HttpRouter.catchAll(() => Effect.succeed(json(500, { error: "the simulated platform failed" })))
+    )
+    yield* HttpServer.serveEffect(app).pipe(Effect.provideService(HttpServer.HttpServer, server))
+    return { url, platform }
+  }).pipe(Effect.withClock(clock))
+}

@@ -1,0 +1,154 @@
+import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { demoSessionUids, demoUserAccessToken, serveReferencePlatform } from "../src/node.js"
+import { a2aHeaders, messageBody, scenario, SESSION } from "./support.js"
+
+const USER = Redacted.value(demoUserAccessToken)
+
+interface Fetched {
+  readonly status: number
+  readonly text: string
+  readonly json: unknown
+}
+
+const fetchText = (url: string, init: RequestInit = {}) =>
+  Effect.tryPromise(async (): Promise<Fetched> => {
+    const response = await fetch(url, init)
+    const text = await response.text()
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {
+      json = undefined
+    }
+    return { status: response.status, text, json }
+  })
+
+const Access = Schema.Struct({ rpc_url: Schema.String, token: Schema.String })
+
+const resolveAt = (url: string, sessionUid: string) =>
+  fetchText(`${url}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${USER}`, "content-type": "application/json" },
+    body: "{}"
+  })
+
+const admittedAt = (url: string, sessionUid: string) =>
+  Effect.flatMap(resolveAt(url, sessionUid), (answer) => Schema.decodeUnknown(Access)(answer.json))
+
+const sendAt = (rpcUrl: string, token: string, body: unknown) =>
+  fetchText(`${rpcUrl.replace(/\/$/, "")}/api/a2a/v1/message:send`, {
+    method: "POST",
+    headers: { ...a2aHeaders(token), "content-type": "application/a2a+json" },
+    body: JSON.stringify(body)
+  })
+
+describe("serveReferencePlatform", () => {
+  it.scopedLive("serves the demo sessions over real HTTP on 127.0.0.1", () =>
+    Effect.gen(function*() {
+      const { platform, url } = yield* serveReferencePlatform({ port: 0 })
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/)
+
+      const access = yield* admittedAt(url, demoSessionUids.ready)
+      expect(access.rpc_url).toMatch(new RegExp(`^${url}/runtimes/[0-9a-f-]+/$`))
+      const answer = yield* sendAt(
+        access.rpc_url,
+        access.token,
+        messageBody({ text: "hi", contextId: demoSessionUids.ready })
+      )
+      expect(answer.status).toBe(200)
+      expect(answer.json).toMatchObject({
+        message: { role: "ROLE_AGENT", contextId: demoSessionUids.ready, parts: [{ text: "You said: hi" }] }
+      })
+
+      expect((yield* resolveAt(url, demoSessionUids.updateRequired)).json).toMatchObject({
+        runtime_interaction: { state: "update_required", can_submit: false }
+      })
+      expect((yield* resolveAt(url, demoSessionUids.coldStart)).json).toMatchObject({
+        runtime_interaction: { state: "checking", can_submit: false, retry_after_ms: 250 }
+      })
+
+      // the Node HttpClient works against it too
+      const viaClient = yield* HttpClient.HttpClient.pipe(
+        Effect.flatMap((client) =>
+          client.execute(
+            HttpClientRequest.get(`${url}/api/v1/agents/a9e47000-0000-4000-8000-000000000006/`).pipe(
+              HttpClientRequest.bearerToken(USER)
+            )
+          )
+        ),
+        Effect.flatMap((response) => response.json),
+        Effect.provide(NodeHttpClient.layerUndici)
+      )
+      expect(viaClient).toMatchObject({
+        name: "Job runner",
+        a2a_profile: { supported_response_kinds: ["message", "task"] }
+      })
+
+      const counters = yield* platform.counters
+      expect(counters.resolveCalls[demoSessionUids.ready]).toBe(1)
+      expect(counters.sends[demoSessionUids.ready]).toBe(1)
+    }))
+
+  it.scopedLive("the admin API adds sessions, rotates tokens and shows the log and counters", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveReferencePlatform({ demoSessions: false })
+      const admin = (path: string, init: RequestInit = {}) => fetchText(`${url}/__sim${path}`, init)
+
+      const created = yield* admin("/sessions", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(scenario({ agent: { behaviour: { _tag: "Answer", trickle: { chunks: 3, gapMs: 50 } } } }))
+      })
+      expect(created.status).toBe(201)
+      expect(created.json).toMatchObject({ sessionUid: SESSION, access: { _tag: "Ready" } })
+      const refused = yield* admin("/sessions", { method: "POST", body: JSON.stringify({ sessionUid: "nope" }) })
+      expect(refused.status).toBe(400)
+      expect(refused.json).toMatchObject({ error: expect.stringContaining("Invalid session scenario") })
+
+      const first = yield* admittedAt(url, SESSION)
+      const startedAt = yield* Clock.currentTimeMillis
+      const trickled = yield* sendAt(first.rpc_url, first.token, messageBody())
+      expect((yield* Clock.currentTimeMillis) - startedAt).toBeGreaterThanOrEqual(100)
+      expect(trickled.json).toMatchObject({ message: { parts: [{ text: "You said: What can you do?" }] } })
+
+      const rotated = yield* admin(`/sessions/${SESSION}/rotate-token`, { method: "POST" })
+      expect(rotated.json).toEqual({ label: "runtime-token#2" })
+      expect((yield* sendAt(first.rpc_url, first.token, messageBody())).status).toBe(401)
+      expect((yield* admin("/sessions/00000000-0000-4000-8000-000000000000/rotate-token", { method: "POST" })).status)
+        .toBe(404)
+
+      const log = yield* admin("/log")
+      expect(log.status).toBe(200)
+      expect(log.text).not.toContain(first.token)
+      expect(log.text).not.toContain(USER)
+      expect(log.json).toMatchObject([
+        { route: "resolve-runtime-access", tokenLabel: "user-token#1", status: 200 },
+        { route: "message-send", tokenLabel: "runtime-token#1", status: 200 },
+        { route: "message-send", tokenLabel: "runtime-token#1", status: 401 }
+      ])
+      const counters = yield* admin("/counters")
+      expect(counters.json).toMatchObject({ resolveCalls: { [SESSION]: 1 }, sends: { [SESSION]: 2 } })
+      expect((yield* admin("/log/clear", { method: "POST" })).status).toBe(204)
+      expect((yield* admin("/log")).json).toEqual([])
+    }))
+
+  it.scopedLive("a dropped connection reaches the client as a network error", () =>
+    Effect.gen(function*() {
+      const { platform, url } = yield* serveReferencePlatform({
+        demoSessions: false,
+        sessions: [scenario({ agent: { behaviour: { _tag: "ConnectionFailure" } } })]
+      })
+      const access = yield* admittedAt(url, SESSION)
+      const failed = yield* sendAt(access.rpc_url, access.token, messageBody()).pipe(Effect.flip)
+      expect(failed._tag).toBe("UnknownException")
+      const log = yield* platform.requestLog
+      expect(log.at(-1)).toMatchObject({ route: "message-send", outcome: "connection-failed" })
+    }))
+})
