@@ -1,13 +1,17 @@
 /**
  * `mainsequence dev platform [--port N]`: serves the reference platform (the simulation of
- * `@mainsequence/a2a-testing`) on 127.0.0.1 until interrupted.
+ * `@mainsequence/a2a-testing`, real HTTP, real clock) on 127.0.0.1, prints where it is and how to point the
+ * CLI at it, and runs until interrupted (Ctrl-C).
  *
  * @since 0.1.0
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { type Output, printLine } from "../Output.js"
 
 /**
  * The reference platform could not be started.
@@ -26,17 +30,66 @@ export class DevPlatformError extends Schema.TaggedError<DevPlatformError>()("De
 const flags = {
   port: Options.integer("port").pipe(
     Options.withPseudoName("N"),
-    Options.withDescription("The port on 127.0.0.1 (default: a free one)"),
+    Options.withDescription("The port on 127.0.0.1 (default 0: any free port)"),
     Options.withDefault(0)
   )
 } as const
 
 /**
+ * The lines printed once the platform listens.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const banner = (
+  url: string,
+  accessToken: string,
+  sessions: ReadonlyArray<{ readonly sessionUid: string; readonly name?: string | undefined }>
+): ReadonlyArray<string> => [
+  `Main Sequence reference platform (simulated) listening on ${url} — Ctrl-C to stop`,
+  "",
+  `export MAINSEQUENCE_ENDPOINT=${url}`,
+  `export MAINSEQUENCE_ACCESS_TOKEN=${accessToken}`,
+  "",
+  "Demo sessions:",
+  ...sessions.map((session) => `  ${session.sessionUid}  ${session.name ?? ""}`.trimEnd()),
+  "",
+  `Try: mainsequence agent session a2a send ${sessions[0]?.sessionUid ?? "<agent_session_uid>"} --message "Hello"`
+]
+
+const reasonOf = (error: { readonly message: string; readonly cause?: unknown }): string =>
+  error.message !== ""
+    ? error.message
+    : Predicate.hasProperty(error.cause, "message") && Predicate.isString(error.cause.message)
+    ? error.cause.message
+    : "the server could not listen"
+
+/**
+ * Serves the reference platform until interrupted.
+ *
+ * @since 0.1.0
+ * @category handlers
+ */
+export const runDevPlatform = (flags: { readonly port: number }): Effect.Effect<void, DevPlatformError, Output> =>
+  Effect.gen(function*() {
+    if (flags.port < 0 || flags.port > 65535) {
+      return yield* new DevPlatformError({ reason: `--port must be between 0 and 65535 (got ${flags.port})` })
+    }
+    // Loaded on demand: the HTTP server and the simulation are not needed by any other command.
+    const Reference = yield* Effect.promise(() => import("@mainsequence/a2a-testing/node"))
+    const reference = yield* Reference.serveReferencePlatform({ port: flags.port, host: "127.0.0.1" }).pipe(
+      Effect.mapError((error) => new DevPlatformError({ reason: reasonOf(error) }))
+    )
+    const sessions = yield* reference.platform.sessions
+    const lines = banner(reference.url, Redacted.value(Reference.demoUserAccessToken), sessions)
+    yield* Effect.forEach(lines, printLine, { discard: true })
+    return yield* Effect.never
+  }).pipe(Effect.scoped)
+
+/**
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make(
-  "platform",
-  flags,
-  () => Effect.fail(new DevPlatformError({ reason: "not available yet in this build" }))
-).pipe(Command.withDescription("Serve the local reference platform (backend + runtime + demo Agent) until Ctrl-C"))
+export const command = Command.make("platform", flags, runDevPlatform).pipe(
+  Command.withDescription("Serve the local reference platform (backend + runtime + demo Agents) until Ctrl-C")
+)
