@@ -84,9 +84,10 @@ const validateMessage = (call: Call, answer: HttpAnswer, message: unknown): Resu
     return invalid(call, answer, "message-id", "the message's messageId must be a non-blank string")
   }
   const parts = message["parts"]
-  if (!Array.isArray(parts) || parts.length === 0) {
-    return invalid(call, answer, "parts", "the message's parts must be a non-empty array")
+  if (!Array.isArray(parts)) {
+    return invalid(call, answer, "parts", "the message has no parts array; it must have a non-empty one")
   }
+  if (parts.length === 0) return invalid(call, answer, "parts", "the message's parts array is empty")
   return Either.flatMap(
     contextIdRule(call, answer, "message", message["contextId"]),
     () =>

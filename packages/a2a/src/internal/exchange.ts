@@ -16,7 +16,7 @@ import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { type Call, timeoutError, timeoutWith } from "./budget.js"
+import { type Call, remainingMillis, timeoutError, timeoutWith } from "./budget.js"
 import { currentConnectTimeout } from "./connectTimeout.js"
 
 /** @internal */
@@ -85,20 +85,25 @@ export const exchange = (
   Effect.gen(function*() {
     const { connect, read } = call.budget
     const readSeconds = read === undefined ? 0 : Duration.toSeconds(read)
+    // A phase limit that runs out together with the whole budget is reported as the budget.
+    const phaseTimeout = Effect.flatMap(remainingMillis(call), (remaining) =>
+      remaining <= 0
+        ? timeoutError(call, "total", call.budget.totalSeconds)
+        : timeoutError(call, "read", readSeconds))
     const execute = client.execute(request).pipe(
       Effect.catchAll((error) => transportError(call, step, request, error)),
       Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
     )
     const response = yield* connect === undefined || read === undefined
       ? execute
-      : timeoutWith(execute, Duration.sum(connect, read), timeoutError(call, "read", readSeconds))
+      : timeoutWith(execute, Duration.sum(connect, read), phaseTimeout)
     if (step === "send-message") yield* Ref.set(call.step, "read-response")
     const chunks = yield* response.stream.pipe(
       read === undefined ? (stream) => stream : Stream.timeoutFail(() => new ReadStalled(), read),
       Stream.runCollect,
       Effect.catchAll((error) =>
         error._tag === "ReadStalled"
-          ? timeoutError(call, "read", readSeconds)
+          ? phaseTimeout
           : transportError(call, step === "send-message" ? "read-response" : step, request, error)
       )
     )
