@@ -28,7 +28,7 @@ import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type * as Stream from "effect/Stream"
+import * as Stream from "effect/Stream"
 import { renderTask, taskStateAt } from "./internal/agent.js"
 import { handleBackend } from "./internal/backend.js"
 import { type HandlerContext, rpcUrlOf } from "./internal/context.js"
@@ -163,7 +163,7 @@ export interface RequestLogEntry {
   readonly headers: Readonly<Record<string, string>>
   /** label of the bearer token used (`null` without an Authorization header) */
   readonly tokenLabel: string | null
-  /** `message.messageId` of an accepted `message:send` body */
+  /** `message.messageId` of a `message:send` body (whatever the answer) */
   readonly messageId: string | null
   /** the body bytes (re-encoded from `bodyText` only if a secret had to be replaced) */
   readonly body: Uint8Array
@@ -175,6 +175,14 @@ export interface RequestLogEntry {
   /** Clock time (ms) when the head was produced */
   readonly respondedAtMs: number | null
   readonly outcome: "pending" | "responded" | "interrupted" | "connection-failed"
+  /**
+   * what became of the response body: `pending` while it is being sent (or
+   * was never read), `complete` once all of it was sent, `aborted` when the
+   * reader stopped early (e.g. a timeout); `null` without a response
+   */
+  readonly bodyOutcome: "pending" | "complete" | "aborted" | null
+  /** Clock time (ms) when the body was complete or aborted */
+  readonly bodyEndedAtMs: number | null
 }
 
 /**
@@ -386,7 +394,9 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
         atMs,
         status: null,
         respondedAtMs: null,
-        outcome: "pending"
+        outcome: "pending",
+        bodyOutcome: null,
+        bodyEndedAtMs: null
       }
       state.log.push(entry)
       return entry
@@ -435,7 +445,18 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
         }
         entry.status = outcome.status
         entry.outcome = "responded"
-        return outcome
+        entry.bodyOutcome = "pending"
+        const bodyEnded = (bodyOutcome: "complete" | "aborted") =>
+          Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
+            Effect.sync(() => {
+              if (entry.bodyOutcome !== "pending") return
+              entry.bodyOutcome = bodyOutcome
+              entry.bodyEndedAtMs = nowMs
+            }))
+        const body = Stream.concat(outcome.body, Stream.execute(bodyEnded("complete"))).pipe(
+          Stream.ensuring(bodyEnded("aborted"))
+        )
+        return { ...outcome, body }
       }).pipe(
         Effect.onInterrupt(() =>
           Effect.sync(() => {

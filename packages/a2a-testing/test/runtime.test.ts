@@ -294,6 +294,8 @@ describe("timing under TestClock", () => {
       yield* Fiber.join(reader)
       expect(chunks.map((chunk) => chunk.atMs)).toEqual([0, 1000, 2000, 3000])
       expect(chunks.reduce((sum, chunk) => sum + chunk.bytes, 0)).toBe(Number(response.headers["content-length"]))
+      const log = yield* Effect.flatMap(platform, (service) => service.requestLog)
+      expect(log[1]).toMatchObject({ respondedAtMs: 0, bodyOutcome: "complete", bodyEndedAtMs: 3000 })
     }).pipe(Effect.provide(layerTest({
       sessions: [scenario({ agent: { behaviour: { _tag: "Answer", trickle: { chunks: 4, gapMs: 1000 } } } })]
     }))))
@@ -307,6 +309,19 @@ describe("timing under TestClock", () => {
       const log = yield* Effect.flatMap(platform, (service) => service.requestLog)
       expect(log[1]).toMatchObject({ outcome: "interrupted", status: null, respondedAtMs: null })
     }).pipe(Effect.provide(layerTest({ sessions: [scenario({ agent: { behaviour: { _tag: "Stall" } } })] }))))
+
+  it.effect("a reader that gives up on a trickled body stops the body stream", () =>
+    Effect.gen(function*() {
+      const access = yield* admitted()
+      const fiber = yield* Effect.fork(send(access.rpcUrl, access.token).pipe(Effect.timeout("3500 millis")))
+      yield* TestClock.adjust("3500 millis")
+      expect((yield* Fiber.join(fiber).pipe(Effect.flip))._tag).toBe("TimeoutException")
+      yield* TestClock.adjust("1 minute")
+      const log = yield* Effect.flatMap(platform, (service) => service.requestLog)
+      expect(log[1]).toMatchObject({ status: 200, outcome: "responded", bodyOutcome: "aborted", bodyEndedAtMs: 3500 })
+    }).pipe(Effect.provide(layerTest({
+      sessions: [scenario({ agent: { behaviour: { _tag: "Answer", trickle: { chunks: 10, gapMs: 1000 } } } })]
+    }))))
 
   it.effect("a body that stalls after the head", () =>
     Effect.gen(function*() {
@@ -534,7 +549,7 @@ describe("runtime tokens", () => {
       expect(sends.map((entry) => entry.tokenLabel)).toEqual(["runtime-token#1", "runtime-token#2"])
       // identical bytes, same messageId
       expect(sends[0]?.bodyText).toBe(sends[1]?.bodyText)
-      expect(sends.map((entry) => entry.messageId)).toEqual([null, "msg-test-0001"])
+      expect(sends.map((entry) => entry.messageId)).toEqual(["msg-test-0001", "msg-test-0001"])
     }).pipe(Effect.provide(layerTest({ sessions: [scenario({ token: { rejectFirstSends: 1 } })] }))))
 
   it.effect("rejectAll refuses every token", () =>

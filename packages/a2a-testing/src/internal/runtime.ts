@@ -415,7 +415,6 @@ const send = (context: HandlerContext, session: SessionState): Effect.Effect<Out
         errorInfo: { reason: "UNSUPPORTED_OPERATION", domain: A2A_ERROR_DOMAIN }
       }))
     }
-    context.entry.messageId = request.messageId
     return perform({ context, session, request, extensionActivated }, nextBehaviour(session))
   })
 
@@ -475,11 +474,16 @@ const cancelTask = (context: HandlerContext, session: SessionState, taskId: stri
 // routing
 // ---------------------------------------------------------------------------
 
-const contextIdOf = (bytes: Uint8Array): string | undefined => {
+/** `message.contextId` and `message.messageId` of a body, when it has them. */
+const messageIdsOf = (bytes: Uint8Array): { readonly contextId?: string; readonly messageId?: string } => {
   const parsed = parseJson(bytes)
-  if (!parsed.ok || !Predicate.isRecord(parsed.value)) return undefined
+  if (!parsed.ok || !Predicate.isRecord(parsed.value)) return {}
   const message = parsed.value.message
-  return Predicate.isRecord(message) && typeof message.contextId === "string" ? message.contextId : undefined
+  if (!Predicate.isRecord(message)) return {}
+  return {
+    ...(typeof message.contextId === "string" ? { contextId: message.contextId } : {}),
+    ...(typeof message.messageId === "string" ? { messageId: message.messageId } : {})
+  }
 }
 
 /**
@@ -504,8 +508,9 @@ export const handleRuntime = (context: HandlerContext): Effect.Effect<Outcome> =
         entry.route = "message-send"
         if (request.method !== "POST") return methodNotAllowed("POST")
         const bearer = bearerOf(context.headers)
-        const owner = (bearer === undefined ? undefined : state.runtimeTokens.get(bearer)?.sessionUid) ??
-          contextIdOf(request.body)
+        const ids = messageIdsOf(request.body)
+        entry.messageId = ids.messageId ?? null
+        const owner = (bearer === undefined ? undefined : state.runtimeTokens.get(bearer)?.sessionUid) ?? ids.contextId
         if (owner !== undefined && state.sessions.has(owner)) {
           entry.sessionUid = owner
           increment(state.counters.sends, owner)
