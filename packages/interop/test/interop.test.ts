@@ -1,28 +1,124 @@
 /**
- * Interoperability with the official A2A v1 server (`@a2a-js/sdk@1.3.0`), through the SDK and the built CLI.
- * Every body on the wire is checked against the A2A v1 schema (see support/scenario.ts).
+ * The interop, fault and secrecy suites over real sockets on 127.0.0.1, in one file so that every scenario
+ * runs once and the secrecy checks at the end see everything every scenario captured:
+ *
+ * 1. interop with the official A2A v1 server (`@a2a-js/sdk@1.3.0`), through the SDK and the built CLI;
+ * 2. faults (one named test per fault, SDK and CLI);
+ * 3. representative core scenarios;
+ * 4. secrecy: with distinctive token values, no token byte sequence may appear in stdout, stderr, config-dir
+ *    files (except the 0600 cache file), Effect logs, spans, or any rendering of any error.
+ *
+ * Every `message:send` body any server received is validated against the A2A v1 JSON Schema (Main Sequence
+ * profile) after its scenario; a body that breaks it fails that scenario's test.
  */
 import { describe, expect, it } from "vitest"
+import { coreScenarios } from "./scenarios/core.js"
+import { cliFaultScenarios, sdkFaultScenarios, sigintScenario } from "./scenarios/faults.js"
 import { cliScenarios, sdkScenarios } from "./scenarios/interop.js"
-import { runScenario } from "./support/scenario.js"
-import { Captured } from "./support/secrets.js"
+import { runScenario, type Scenario } from "./support/scenario.js"
+import { Captured, findLeaks, ownChannels, secrets } from "./support/secrets.js"
 
-describe("interop with @a2a-js/sdk@1.3.0 (SDK)", () => {
-  for (const scenario of sdkScenarios) {
-    it(scenario.name, async () => {
-      const captured = new Captured()
+/** Everything every scenario captured, for the secrecy checks. */
+const all = new Captured()
+const ran = new Set<string>()
+
+const named = (scenario: Scenario, defaultTimeoutMs: number) =>
+  it(scenario.name, async () => {
+    const captured = new Captured()
+    try {
       await runScenario(scenario, captured)
-      expect(captured.leaks()).toEqual([])
-    }, scenario.timeoutMs ?? 15_000)
-  }
+    } finally {
+      for (const entry of captured.entries) all.add(entry.where, entry.text)
+      ran.add(scenario.name)
+    }
+    // Each scenario checks the SDK's and CLI's own outputs at once; span exits are checked below.
+    expect(captured.leaks(ownChannels)).toEqual([])
+  }, scenario.timeoutMs ?? defaultTimeoutMs)
+
+describe.concurrent("interop with @a2a-js/sdk@1.3.0 (SDK)", () => {
+  for (const scenario of sdkScenarios) named(scenario, 15_000)
 })
 
-describe("interop with @a2a-js/sdk@1.3.0 (CLI)", () => {
-  for (const scenario of cliScenarios) {
-    it(scenario.name, async () => {
-      const captured = new Captured()
-      await runScenario(scenario, captured)
-      expect(captured.leaks()).toEqual([])
-    }, scenario.timeoutMs ?? 30_000)
-  }
+describe.concurrent("interop with @a2a-js/sdk@1.3.0 (CLI)", () => {
+  for (const scenario of cliScenarios) named(scenario, 30_000)
+})
+
+describe.concurrent("faults over real sockets (SDK)", () => {
+  for (const scenario of sdkFaultScenarios) named(scenario, 20_000)
+})
+
+describe.concurrent("faults over real sockets (CLI)", () => {
+  for (const scenario of cliFaultScenarios) named(scenario, 25_000)
+  named(sigintScenario, 20_000)
+})
+
+describe.concurrent("core scenarios (SDK and CLI)", () => {
+  for (const scenario of coreScenarios) named(scenario, 20_000)
+})
+
+const everyScenario = [
+  ...sdkScenarios,
+  ...cliScenarios,
+  ...sdkFaultScenarios,
+  ...cliFaultScenarios,
+  sigintScenario,
+  ...coreScenarios
+]
+
+const leaksIn = (channels: ReadonlyArray<string>) =>
+  all.leaks(channels).map((l) => `${l.secret} in ${l.where}: …${l.excerpt}…`)
+
+describe("secrecy: no token in any output of any scenario above", () => {
+  it("the scanner finds a planted token (sanity)", () => {
+    expect(findLeaks("x", `a Bearer ${secrets.runtimeOne} b`)).not.toEqual([])
+    expect(findLeaks("x", Buffer.from(secrets.userRefresh).toString("base64"))).not.toEqual([])
+    expect(findLeaks("x", "nothing here")).toEqual([])
+  })
+
+  it("every scenario above ran and every channel was captured", () => {
+    expect(everyScenario.filter((s) => !ran.has(s.name)).map((s) => s.name)).toEqual([])
+    for (
+      const channel of [
+        "stdout",
+        "stderr",
+        "file",
+        "log",
+        "span",
+        "span-exit",
+        "error:String",
+        "error:JSON",
+        "error:Cause.pretty"
+      ]
+    ) {
+      expect(all.channels(), channel).toContain(channel)
+    }
+  })
+
+  it("no token in CLI stdout or stderr", () => {
+    expect(leaksIn(["stdout", "stderr"])).toEqual([])
+  })
+
+  it("no token in files written to the config dir (except the 0600 cache file)", () => {
+    expect(leaksIn(["file"])).toEqual([])
+  })
+
+  it("no token in Effect log output (every level)", () => {
+    expect(leaksIn(["log"])).toEqual([])
+  })
+
+  it("no token in span names, attributes or events", () => {
+    expect(leaksIn(["span"])).toEqual([])
+  })
+
+  it("no token in error renderings: String(error), JSON.stringify(error), Cause.pretty(cause), message", () => {
+    expect(leaksIn(["error:String", "error:JSON", "error:Cause.pretty", "error:message", "error:inspect"])).toEqual([])
+  })
+
+  it("no token in successful results returned to the caller", () => {
+    expect(leaksIn(["result"])).toEqual([])
+  })
+
+  it("no token in the failures spans end with (the span's exit, as Cause.pretty and JSON)", () => {
+    expect(leaksIn(["span-exit"])).toEqual([])
+  })
 })

@@ -28,6 +28,8 @@ export interface CliResult {
   readonly stdout: string
   readonly stderr: string
   readonly ms: number
+  /** `performance.now()` when the child exited (compare with servers' `RecordedRequest.at`). */
+  readonly endedAt: number
   readonly configDir: string
 }
 
@@ -73,7 +75,8 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
     })
     child.on("close", (code, signal) => {
       clearTimeout(killer)
-      resolve({ code, signal, stdout, stderr, ms: performance.now() - started, configDir })
+      const endedAt = performance.now()
+      resolve({ code, signal, stdout, stderr, ms: endedAt - started, endedAt, configDir })
     })
     options.onSpawn?.(child)
   })

@@ -123,10 +123,12 @@ export const makeRecorder = (): Recorder => {
   return { lines, spans, provide, layer, tracer }
 }
 
-/** Every span's name, attributes, events and exit, as text lines. */
+/** Every span's name, attributes and events, as text lines. */
 export const spanLines = (spans: ReadonlyArray<RecordedSpan>): Array<string> =>
   spans.map((s) =>
-    `span ${s.name} ${[...s.attributes.entries()].map(([k, v]) => `${k}=${textOf(v)}`).join(" ")} ${
-      s.events.join(" ")
-    } ${s.exit ?? ""}`
+    `span ${s.name} ${[...s.attributes.entries()].map(([k, v]) => `${k}=${textOf(v)}`).join(" ")} ${s.events.join(" ")}`
   )
+
+/** Every span's exit (a failure rendered with `Cause.pretty` and as JSON), as text lines. */
+export const spanExitLines = (spans: ReadonlyArray<RecordedSpan>): Array<string> =>
+  spans.flatMap((s) => s.exit === undefined ? [] : [`span ${s.name} exit ${s.exit}`])

@@ -9,7 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import { makeRecorder, spanLines, textOf } from "./recording.js"
+import { makeRecorder, spanExitLines, spanLines, textOf } from "./recording.js"
 import { type Captured, secrets } from "./secrets.js"
 
 export interface SdkOptions {
@@ -24,6 +24,14 @@ export interface SdkRun<A, E> {
   readonly ms: number
   /** The typed failure, if the run failed with one. */
   readonly error: E | undefined
+}
+
+/** Errors inside a success value (a test that flipped its failures), one or two levels deep. */
+const errorsIn = (value: unknown, depth = 2): ReadonlyArray<Error> => {
+  if (value instanceof Error) return [value]
+  if (depth === 0 || typeof value !== "object" || value === null) return []
+  const children: ReadonlyArray<unknown> = Array.isArray(value) ? value : Object.values(value)
+  return children.flatMap((child) => errorsIn(child, depth - 1))
 }
 
 /** Renders a failure every way a caller might, into `captured`. */
@@ -59,12 +67,15 @@ export const runSdk = async <A, E>(
   const ms = performance.now() - started
   for (const line of recorder.lines) captured.add(`log ${label}`, line)
   for (const line of spanLines(recorder.spans)) captured.add(`span ${label}`, line)
+  for (const line of spanExitLines(recorder.spans)) captured.add(`span-exit ${label}`, line)
   let error: E | undefined
   if (Exit.isFailure(exit)) {
     captureFailure(captured, label, exit.cause)
     error = Option.getOrUndefined(Cause.failureOption(exit.cause))
   } else {
     captured.add(`result ${label}`, textOf(exit.value))
+    // Failures a test flipped into values are rendered like any failure.
+    for (const flipped of errorsIn(exit.value)) captureFailure(captured, label, Cause.fail(flipped))
   }
   return { exit, ms, error }
 }
