@@ -1,0 +1,512 @@
+/**
+ * End to end: the BUILT `mainsequence` executable as a child process against the reference platform served
+ * over real HTTP on 127.0.0.1 (real clock). Every run has its own MAINSEQUENCE_CONFIG_DIR.
+ */
+import { afterAll, describe, expect, it } from "@effect/vitest"
+import { demoSessionUids } from "@mainsequence/a2a-testing/node"
+import * as Effect from "effect/Effect"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import {
+  allOutput,
+  linesOf,
+  makeConfigDir,
+  retryLine,
+  runCliProcess,
+  sentMessageIds,
+  servePlatform,
+  userAccessToken
+} from "./support/cliProcess.js"
+
+const cacheFile = (configDir: string) => Path.join(configDir, "runtime_access_cache.json")
+const modeOf = (path: string) => Fs.statSync(path).mode & 0o777
+const send = (uid: string, ...rest: ReadonlyArray<string>) => ["agent", "session", "a2a", "send", uid, ...rest]
+const task = (verb: string, uid: string, id: string, ...rest: ReadonlyArray<string>) => [
+  "agent",
+  "session",
+  "a2a",
+  "task",
+  verb,
+  uid,
+  id,
+  ...rest
+]
+
+const taskSession = {
+  sessionUid: "7a5c0000-0000-4000-8000-000000000001",
+  agentUid: "7a5c0000-0000-4000-8000-000000000002",
+  serviceUid: "7a5c0000-0000-4000-8000-000000000003",
+  name: "Quick task Agent",
+  agent: { taskSupport: true, workMs: 600, task: { queuedMs: 200 } }
+}
+
+const longTaskSession = {
+  sessionUid: "7a5c0000-0000-4000-8000-000000000011",
+  agentUid: "7a5c0000-0000-4000-8000-000000000012",
+  serviceUid: "7a5c0000-0000-4000-8000-000000000013",
+  name: "Long task Agent",
+  agent: { taskSupport: true, workMs: 60_000 }
+}
+
+/** Runtime tokens ever cached by any run (read from cache files), to check none leaked elsewhere. */
+const runtimeTokens = new Set<string>()
+const collectTokens = (configDir: string) => {
+  const path = cacheFile(configDir)
+  if (!Fs.existsSync(path)) return
+  try {
+    const file = JSON.parse(Fs.readFileSync(path, "utf8")) as { entries?: Record<string, { token?: string }> }
+    for (const entry of Object.values(file.entries ?? {})) if (entry.token !== undefined) runtimeTokens.add(entry.token)
+  } catch {
+    // a corrupt file is a test of its own
+  }
+}
+const configDirs: Array<string> = []
+const configDir = () => {
+  const dir = makeConfigDir()
+  configDirs.push(dir)
+  return dir
+}
+
+describe("mainsequence (built) against the reference platform over HTTP", () => {
+  it.scopedLive(
+    "send: the answer as JSON on stdout, exit 0; --output text; the cache file is 0600 in a 0700 dir",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* servePlatform()
+        const dir = Path.join(configDir(), "nested", "mainsequence")
+        const run = yield* runCliProcess(send(demoSessionUids.ready, "--message", "What can you do?"), {
+          configDir: dir,
+          env
+        })
+        expect(run.stderr).toBe("")
+        expect(run.code).toBe(0)
+        expect(run.stdout.endsWith("}\n")).toBe(true)
+        const answer = JSON.parse(run.stdout) as { message: Record<string, unknown> }
+        expect(answer.message).toMatchObject({
+          role: "ROLE_AGENT",
+          contextId: demoSessionUids.ready,
+          parts: [{ text: "You said: What can you do?" }]
+        })
+        expect(run.stdout).toBe(JSON.stringify(answer, null, 2) + "\n")
+        expect(modeOf(dir)).toBe(0o700)
+        expect(modeOf(cacheFile(dir))).toBe(0o600)
+        collectTokens(dir)
+
+        const text = yield* runCliProcess(send(demoSessionUids.ready, "--message", "plain", "--output", "text"), {
+          configDir: dir,
+          env
+        })
+        expect([text.code, text.stdout, text.stderr]).toEqual([0, "You said: plain\n", ""])
+      }),
+    60_000
+  )
+
+  it.scopedLive("bad input (SPEC §9): one line on stderr, exit 1, nothing sent", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      const dir = configDir()
+      const big = Path.join(dir, "big.pdf")
+      Fs.writeFileSync(big, new Uint8Array(15 * 1024 * 1024 + 1))
+      const note = Path.join(dir, "note.txt")
+      Fs.writeFileSync(note, "hello")
+      const uid = demoSessionUids.ready
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp, Record<string, string | undefined>?]> = [
+        [send(uid, "--message", "   "), /message/i],
+        [send(uid), /--message TEXT or --message-file PATH/],
+        [send(uid, "--message", "a", "--message-file", note), /not both/],
+        [send(uid, "--message-file", Path.join(dir, "missing.txt")), /message-file.*missing\.txt/],
+        [send("not-a-uuid", "--message", "a"), /UUID/],
+        [send(uid, "--message", "a", "--message-id", "bad id!"), /message ?id/i],
+        [send(uid, "--message", "a", "--message-id", "x".repeat(129)), /message ?id/i],
+        [
+          send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "0"),
+          /jsonRepairAttempts|repair/i
+        ],
+        [
+          send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "1.5"),
+          /jsonRepairAttempts|repair/i
+        ],
+        [
+          send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "abc"),
+          /jsonRepairAttempts|repair/i
+        ],
+        [send(uid, "--message", "a", "--file", Path.join(dir, "missing.pdf")), /missing\.pdf/],
+        [send(uid, "--message", "a", "--file", big), /big\.pdf.*15728641/],
+        [send(uid, "--message", "a", "--file", note), /note\.txt.*media type/],
+        [
+          send(uid, "--message", "a", "--file", note, "--media-type", "text/plain", "--media-type", "x/y"),
+          /media-type/
+        ],
+        [send(uid, "--message", "a", "--timeout", "0"), /timeout/],
+        [send(uid, "--message", "a", "--timeout", "-5"), /timeout/],
+        [send(uid, "--message", "a", "--timeout", "abc"), /timeout/],
+        [send(uid, "--message", "a", "--timeout", "Infinity"), /timeout/],
+        [send(uid, "--message", "a", "--timeout", "5,0"), /timeout/],
+        [send(uid, "--message", "a", "--response-kind", "stream"), /response-kind/],
+        [send(uid, "--message", "a"), /MAINSEQUENCE_ACCESS_TOKEN/, { MAINSEQUENCE_ACCESS_TOKEN: undefined }],
+        [send(uid, "--message", "a"), /MAINSEQUENCE_ENDPOINT/, { MAINSEQUENCE_ENDPOINT: undefined }],
+        [task("get", uid, "   "), /task ?id/i],
+        [task("wait", uid, "t-1", "--timeout", "0"), /timeout/]
+      ]
+      const runs = yield* Effect.forEach(
+        cases,
+        ([args, pattern, extra]) =>
+          Effect.map(runCliProcess(args, { configDir: dir, env: { ...env, ...extra } }), (run) => ({
+            run,
+            args,
+            pattern
+          })),
+        { concurrency: 6 }
+      )
+      runs.forEach(({ args, pattern, run }) => {
+        const what = args.join(" ").slice(0, 140)
+        expect(run.code, what).toBe(1)
+        expect(run.stdout, what).toBe("")
+        const lines = linesOf(run.stderr)
+        expect(lines, what).toHaveLength(1)
+        expect(lines[0], what).toMatch(pattern)
+        expect(run.stderr, what).not.toMatch(/^\s+at /m)
+      })
+      expect(yield* platform.requestLog).toEqual([])
+    }), 120_000)
+
+  it.scopedLive("usage errors exit 2 with one line; --help prints usage and exits 0", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      const dir = configDir()
+      const usage = [
+        send(demoSessionUids.ready, "--message", "a", "--bogus"),
+        ["agent", "session", "a2a", "send", "--message", "a"],
+        send(demoSessionUids.ready, "--message", "a", "--output", "yaml"),
+        ["agent", "session", "a2a", "task", "get", demoSessionUids.ready],
+        ["agent", "session", "a2a", "resolve", demoSessionUids.ready],
+        []
+      ]
+      const runs = yield* Effect.forEach(
+        usage,
+        (args) => Effect.map(runCliProcess(args, { configDir: dir, env }), (run) => ({ run, args })),
+        { concurrency: 6 }
+      )
+      runs.forEach(({ args, run }) => {
+        const what = args.join(" ")
+        expect(run.code, what).toBe(2)
+        expect(run.stdout, what).toBe("")
+        expect(linesOf(run.stderr), what).toHaveLength(1)
+      })
+      const help = yield* runCliProcess(["agent", "session", "a2a", "send", "--help"], { configDir: dir, env })
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain("--message-file")
+      expect(help.stdout).toContain("--response-kind")
+      expect(help.stderr).toBe("")
+      expect(yield* platform.requestLog).toEqual([])
+    }), 60_000)
+
+  it.scopedLive(
+    "once a send began, a failure prints the message id line (generated or given)",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        const dir = configDir()
+        const generated = yield* runCliProcess(send(demoSessionUids.updateRequired, "--message", "hi"), {
+          configDir: dir,
+          env
+        })
+        expect(generated.code).toBe(1)
+        const lines = linesOf(generated.stderr)
+        expect(lines).toHaveLength(2)
+        expect(lines[0]).toMatch(/update_required.*Nothing was sent/)
+        expect(lines[1]).toMatch(
+          /^A2A message id for request retry: msg-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+        )
+
+        const given = yield* runCliProcess(
+          send(demoSessionUids.updateRequired, "--message", "hi", "--message-id", "msg-client-uuid-1"),
+          { configDir: dir, env }
+        )
+        expect(given.code).toBe(1)
+        expect(linesOf(given.stderr)[1]).toBe("A2A message id for request retry: msg-client-uuid-1")
+        // Nothing reached the runtime.
+        expect(sentMessageIds(yield* platform.requestLog)).toEqual([])
+      }),
+    60_000
+  )
+
+  it.scopedLive("a second run reuses the cached access: no resolve call", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      const dir = configDir()
+      const first = yield* runCliProcess(send(demoSessionUids.ready, "--message", "one"), { configDir: dir, env })
+      const second = yield* runCliProcess(send(demoSessionUids.ready, "--message", "two"), { configDir: dir, env })
+      expect([first.code, second.code]).toEqual([0, 0])
+      const counters = yield* platform.counters
+      expect(counters.resolveCalls[demoSessionUids.ready]).toBe(1)
+      expect(counters.sends[demoSessionUids.ready]).toBe(2)
+      const log = yield* platform.requestLog
+      expect(log.map((entry) => entry.route)).toEqual(["resolve-runtime-access", "message-send", "message-send"])
+      collectTokens(dir)
+    }), 60_000)
+
+  it.scopedLive(
+    "a runtime 401 after a token rotation drops the cached access; the resend keeps the message id",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        const dir = configDir()
+        const first = yield* runCliProcess(send(demoSessionUids.ready, "--message", "one"), { configDir: dir, env })
+        expect(first.code).toBe(0)
+        const before = Fs.readFileSync(cacheFile(dir), "utf8")
+        collectTokens(dir)
+        yield* platform.rotateRuntimeToken(demoSessionUids.ready)
+        yield* platform.clearRequestLog
+        const second = yield* runCliProcess(send(demoSessionUids.ready, "--message", "two"), { configDir: dir, env })
+        expect(second.stderr).toBe("")
+        expect(second.code).toBe(0)
+        const log = yield* platform.requestLog
+        expect(log.map((entry) => [entry.route, entry.status])).toEqual([
+          ["message-send", 401],
+          ["resolve-runtime-access", 200],
+          ["message-send", 200]
+        ])
+        const ids = sentMessageIds(log)
+        expect(ids[0]).toBe(ids[1])
+        const after = Fs.readFileSync(cacheFile(dir), "utf8")
+        expect(after).not.toBe(before)
+        expect(modeOf(cacheFile(dir))).toBe(0o600)
+        collectTokens(dir)
+      }),
+    60_000
+  )
+
+  it.scopedLive("a corrupt or foreign cache file is replaced, never a crash", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      for (const content of ["{ corrupt", JSON.stringify({ version: 99, entries: {} }), ""]) {
+        const dir = configDir()
+        Fs.writeFileSync(cacheFile(dir), content, { mode: 0o644 })
+        const run = yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi"), { configDir: dir, env })
+        expect(run.stderr).toBe("")
+        expect(run.code).toBe(0)
+        const file = JSON.parse(Fs.readFileSync(cacheFile(dir), "utf8")) as { version: number; entries: object }
+        expect(file.version).toBe(1)
+        expect(Object.keys(file.entries)).toHaveLength(1)
+        expect(modeOf(cacheFile(dir))).toBe(0o600)
+        collectTokens(dir)
+      }
+      expect((yield* platform.counters).resolveCalls[demoSessionUids.ready]).toBe(3)
+    }), 60_000)
+
+  it.scopedLive(
+    "concurrent CLI processes sharing a config dir all succeed and leave a valid cache file",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* servePlatform()
+        const dir = configDir()
+        const uids = [demoSessionUids.ready, demoSessionUids.coldStart, demoSessionUids.ready, demoSessionUids.trickle]
+        const runs = yield* Effect.forEach(
+          [...uids, ...uids],
+          (uid, i) => runCliProcess(send(uid, "--message", `concurrent ${i}`), { configDir: dir, env }),
+          { concurrency: "unbounded" }
+        )
+        for (const run of runs) {
+          expect(run.code, run.stderr).toBe(0)
+          expect(JSON.parse(run.stdout)).toHaveProperty("message")
+        }
+        const file = JSON.parse(Fs.readFileSync(cacheFile(dir), "utf8")) as { version: number; entries: object }
+        expect(file.version).toBe(1)
+        expect(Object.keys(file.entries).length).toBeGreaterThanOrEqual(1)
+        expect(modeOf(cacheFile(dir))).toBe(0o600)
+        expect(Fs.readdirSync(dir)).toEqual(["runtime_access_cache.json"])
+        collectTokens(dir)
+      }),
+    90_000
+  )
+
+  it.scopedLive("--timeout cuts a trickled answer over real sockets", () =>
+    Effect.gen(function*() {
+      const { env } = yield* servePlatform()
+      const dir = configDir()
+      // The trickling Agent sends its answer in 5 pieces, 400 ms apart (~1.6 s).
+      const full = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "all of it"), {
+        configDir: dir,
+        env
+      })
+      expect(full.code).toBe(0)
+      const cut = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "cut", "--timeout", "0.7"), {
+        configDir: dir,
+        env
+      })
+      expect(cut.code).toBe(1)
+      const lines = linesOf(cut.stderr)
+      expect(lines).toHaveLength(2)
+      expect(lines[0]).toMatch(/0\.7 s budget ran out during read-response; the message may already have reached/)
+      expect(lines[1]).toMatch(retryLine)
+      // The cut run ended well before the full answer would have arrived.
+      expect(full.ms - cut.ms).toBeGreaterThan(500)
+      const pair = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "pair", "--timeout", "0.3,0.5"), {
+        configDir: dir,
+        env
+      })
+      expect(pair.code).toBe(1)
+      expect(linesOf(pair.stderr)[0]).toMatch(/0\.8 s budget ran out during read-response/)
+    }), 60_000)
+
+  it.scopedLive("a cold runtime: plain progress lines on stderr, the answer on stdout", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      const dir = configDir()
+      const run = yield* runCliProcess(send(demoSessionUids.coldStart, "--message", "wake up"), { configDir: dir, env })
+      expect(run.code).toBe(0)
+      expect(JSON.parse(run.stdout)).toMatchObject({ message: { parts: [{ text: "You said: wake up" }] } })
+      const lines = linesOf(run.stderr)
+      expect(lines.length).toBeGreaterThanOrEqual(2)
+      for (const line of lines) {
+        expect(line).toMatch(/^Agent runtime (checking|starting|waking) — .*; next check in [\d.]+ s$/)
+      }
+      expect(new Set(lines.map((line) => line.split(" ")[2])).size).toBe(lines.length)
+      expect((yield* platform.counters).resolveCalls[demoSessionUids.coldStart]).toBeGreaterThan(lines.length)
+    }), 60_000)
+
+  it.scopedLive("SIGINT during a send: exit 130 with the message id line", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      const dir = configDir()
+      const run = yield* runCliProcess(send(demoSessionUids.slow, "--message", "take your time"), {
+        configDir: dir,
+        env,
+        onSpawn: (child) => {
+          const poll = setInterval(() => {
+            Effect.runPromise(platform.requestLog).then((log) => {
+              if (log.some((entry) => entry.route === "message-send")) {
+                clearInterval(poll)
+                child.kill("SIGINT")
+              }
+            })
+          }, 20)
+        }
+      })
+      expect(run.code).toBe(130)
+      expect(run.stdout).toBe("")
+      const id = retryLine.exec(run.stderr)?.[1]
+      expect(id).toBeDefined()
+      expect(sentMessageIds(yield* platform.requestLog)).toEqual([id])
+      expect(run.stderr).not.toMatch(/^\s+at /m)
+    }), 60_000)
+
+  it.scopedLive("Task mode: send --response-kind task, then task get, wait and cancel", () =>
+    Effect.gen(function*() {
+      const { env } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
+      const dir = configDir()
+      const uid = taskSession.sessionUid
+      const started = yield* runCliProcess(send(uid, "--message", "a job", "--response-kind", "task"), {
+        configDir: dir,
+        env
+      })
+      expect(started.code, started.stderr).toBe(0)
+      const created = (JSON.parse(started.stdout) as { task: { id: string; contextId: string } }).task
+      expect(created.contextId).toBe(uid)
+
+      const got = yield* runCliProcess(task("get", uid, created.id), { configDir: dir, env })
+      expect(got.code, got.stderr).toBe(0)
+      expect(JSON.parse(got.stdout)).toMatchObject({ task: { id: created.id } })
+
+      const waited = yield* runCliProcess(task("wait", uid, created.id, "--timeout", "20"), { configDir: dir, env })
+      expect(waited.code, waited.stderr).toBe(0)
+      expect(JSON.parse(waited.stdout)).toMatchObject({
+        task: { id: created.id, status: { state: "TASK_STATE_COMPLETED" } }
+      })
+
+      const long = longTaskSession.sessionUid
+      const again = yield* runCliProcess(send(long, "--message", "a long job", "--response-kind", "task"), {
+        configDir: dir,
+        env
+      })
+      const second = (JSON.parse(again.stdout) as { task: { id: string } }).task
+      const canceled = yield* runCliProcess(task("cancel", long, second.id), { configDir: dir, env })
+      expect(canceled.code, canceled.stderr).toBe(0)
+      expect(JSON.parse(canceled.stdout)).toMatchObject({
+        task: { id: second.id, status: { state: "TASK_STATE_CANCELED" } }
+      })
+
+      const missing = yield* runCliProcess(task("get", uid, "no-such-task"), { configDir: dir, env })
+      expect(missing.code).toBe(1)
+      expect(linesOf(missing.stderr)).toHaveLength(1)
+      expect(missing.stderr).toMatch(/no-such-task was not found/)
+
+      const notSupported = yield* runCliProcess(
+        send(demoSessionUids.ready, "--message", "x", "--response-kind", "task"),
+        {
+          configDir: dir,
+          env
+        }
+      )
+      expect(notSupported.code).toBe(1)
+      expect(notSupported.stderr).toMatch(/does not support Task mode/)
+      collectTokens(dir)
+    }), 90_000)
+
+  it.scopedLive(
+    "dev platform: prints the endpoint, the token export and the demo sessions; the CLI works against it",
+    () =>
+      Effect.gen(function*() {
+        const dir = configDir()
+        let printed = ""
+        let sendRun: Promise<unknown> | undefined
+        const run = yield* runCliProcess(["dev", "platform"], {
+          configDir: dir,
+          env: {},
+          onSpawn: (child) => {
+            child.stdout?.on("data", (chunk: Buffer) => {
+              printed += chunk.toString("utf8")
+              const endpoint = /^export MAINSEQUENCE_ENDPOINT=(\S+)$/m.exec(printed)?.[1]
+              const token = /^export MAINSEQUENCE_ACCESS_TOKEN=(\S+)$/m.exec(printed)?.[1]
+              if (sendRun === undefined && endpoint !== undefined && token !== undefined && printed.includes("Try:")) {
+                sendRun = Effect.runPromise(
+                  runCliProcess(send(demoSessionUids.ready, "--message", "via dev platform"), {
+                    configDir: dir,
+                    env: { MAINSEQUENCE_ENDPOINT: endpoint, MAINSEQUENCE_ACCESS_TOKEN: token }
+                  })
+                ).then((result) => {
+                  child.kill("SIGINT")
+                  return result
+                })
+              }
+            })
+          }
+        })
+        expect(run.code).toBe(130)
+        expect(run.stdout).toMatch(/^export MAINSEQUENCE_ENDPOINT=http:\/\/127\.0\.0\.1:\d+$/m)
+        expect(run.stdout).toContain(`export MAINSEQUENCE_ACCESS_TOKEN=${userAccessToken}`)
+        for (const uid of Object.values(demoSessionUids)) expect(run.stdout).toContain(uid)
+        const sent = (yield* Effect.promise(() => sendRun ?? Promise.resolve(undefined))) as
+          | { code: number; stdout: string }
+          | undefined
+        expect(sent?.code).toBe(0)
+        expect(sent?.stdout).toContain("You said: via dev platform")
+        // This run printed the demo token on purpose: keep it out of the leak check below.
+        allOutput.splice(allOutput.indexOf(run.stdout), 1)
+      }),
+    60_000
+  )
+
+  it("no token in any output of this file, nor in any file but the cache", () => {
+    for (const dir of configDirs) collectTokens(dir)
+    const secrets = [userAccessToken, ...runtimeTokens]
+    if (configDirs.some((dir) => Fs.existsSync(cacheFile(dir)))) expect(runtimeTokens.size).toBeGreaterThan(0)
+    for (const output of allOutput) {
+      for (const secret of secrets) expect(output.includes(secret), "a token was printed").toBe(false)
+    }
+    const walk = (path: string): ReadonlyArray<string> =>
+      Fs.statSync(path).isDirectory() ? Fs.readdirSync(path).flatMap((name) => walk(Path.join(path, name))) : [path]
+    for (const dir of configDirs) {
+      for (const file of walk(dir)) {
+        if (Path.basename(file) === "runtime_access_cache.json") continue
+        const content = Fs.readFileSync(file, "utf8")
+        for (const secret of secrets) expect(content.includes(secret), `a token is in ${file}`).toBe(false)
+      }
+    }
+  })
+})
+
+afterAll(() => {
+  for (const dir of configDirs) Fs.rmSync(dir, { recursive: true, force: true })
+})

@@ -1,0 +1,100 @@
+/**
+ * Runs the BUILT CLI (`bin/mainsequence.js` → `dist/bin.js`; `pnpm build` runs before the tests) as a child
+ * process with a private environment, and serves the reference platform in this process.
+ */
+import type * as HttpServerError from "@effect/platform/HttpServerError"
+import type { SessionScenario } from "@mainsequence/a2a-testing"
+import {
+  demoUserAccessToken,
+  type ReferencePlatform,
+  type ServeOptions,
+  serveReferencePlatform
+} from "@mainsequence/a2a-testing/node"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Url from "node:url"
+
+export const cliBin = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "../../bin/mainsequence.js")
+
+export const userAccessToken = Redacted.value(demoUserAccessToken)
+
+export interface CliRun {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+  /** from spawn to exit */
+  readonly ms: number
+}
+
+export interface CliProcessOptions {
+  readonly configDir: string
+  /** environment on top of PATH/HOME (e.g. MAINSEQUENCE_ENDPOINT); `undefined` removes a variable */
+  readonly env: Readonly<Record<string, string | undefined>>
+  readonly onSpawn?: (child: ChildProcess.ChildProcess) => void
+  /** safety net only */
+  readonly killAfterMs?: number
+}
+
+/** Every output any CLI run of this test file produced, to check no secret leaked. */
+export const allOutput: Array<string> = []
+
+export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOptions): Effect.Effect<CliRun> =>
+  Effect.async<CliRun>((resume) => {
+    const merged: Record<string, string | undefined> = {
+      PATH: process.env["PATH"] ?? "",
+      HOME: options.configDir,
+      MAINSEQUENCE_CONFIG_DIR: options.configDir,
+      ...options.env
+    }
+    const env = Object.fromEntries(
+      Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined)
+    )
+    const started = performance.now()
+    const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 30_000)
+    child.on("close", (code, signal) => {
+      clearTimeout(killer)
+      allOutput.push(stdout, stderr)
+      resume(Effect.succeed({ code, signal, stdout, stderr, ms: performance.now() - started }))
+    })
+    options.onSpawn?.(child)
+    return Effect.sync(() => child.kill("SIGKILL"))
+  })
+
+export const makeConfigDir = (): string => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ms-cli-e2e-"))
+
+/** The non-empty lines of a text. */
+export const linesOf = (text: string): ReadonlyArray<string> => text.split("\n").filter((line) => line.trim() !== "")
+
+export const retryLine = /^A2A message id for request retry: (\S+)$/m
+
+/** Serves the reference platform (real HTTP, real clock) for the scope, plus the env that points the CLI at it. */
+export const servePlatform = (
+  options: ServeOptions = {}
+): Effect.Effect<
+  ReferencePlatform & { readonly env: Readonly<Record<string, string>> },
+  HttpServerError.ServeError | SessionScenario.InvalidScenarioError,
+  Scope.Scope
+> =>
+  Effect.map(serveReferencePlatform(options), (reference) => ({
+    ...reference,
+    env: { MAINSEQUENCE_ENDPOINT: reference.url, MAINSEQUENCE_ACCESS_TOKEN: userAccessToken }
+  }))
+
+/** The `message.messageId` of the bodies the runtime received on `message:send`. */
+export const sentMessageIds = (
+  log: ReadonlyArray<{ readonly route: string; readonly bodyText: string }>
+): ReadonlyArray<string | undefined> =>
+  log.filter((entry) => entry.route === "message-send").map((entry) =>
+    (JSON.parse(entry.bodyText) as { message?: { messageId?: string } }).message?.messageId
+  )
