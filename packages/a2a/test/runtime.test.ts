@@ -40,8 +40,7 @@ describe("send: one refresh on runtime 401/403", () => {
     Effect.gen(function*() {
       const a2a = yield* client
       const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
-      expect(error._tag).toBe("RuntimeAuthError")
-      expect(error.messageId).toBe("m-1")
+      expect(error).toMatchObject({ _tag: "RuntimeAuthError", messageId: "m-1", status: 401 })
       const sends = yield* runtimeSends
       expect(sends).toHaveLength(2)
       expect(sends[0]?.bodyText).toBe(sends[1]?.bodyText)
