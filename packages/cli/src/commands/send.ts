@@ -16,6 +16,7 @@ import type { CliConfigError } from "../CliConfig.js"
 import { readAttachments } from "../flags/attachments.js"
 import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
 import { readMessage } from "../flags/message.js"
+import { parseNumber } from "../flags/number.js"
 import { type Output, printAnswer } from "../Output.js"
 
 const flags = {
@@ -98,8 +99,8 @@ const jsonRepairAttemptsValue = (
     onNone: () => Effect.succeed(undefined),
     onSome: (text) =>
       strictDictionary
-        // The SDK checks the value (an integer ≥ 1); "abc" reaches it as NaN.
-        ? Effect.succeed(text.trim() === "" ? Number.NaN : Number(text.trim()))
+        // The SDK checks the value (an integer ≥ 1).
+        ? parseNumber("json-repair-attempts", text)
         : Effect.fail(
           new A2AError.A2AInputError({
             field: "json-repair-attempts",

@@ -6,8 +6,7 @@
  */
 import { A2AError, Timeout } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
-
-const toNumber = (text: string): number => (text.trim() === "" ? Number.NaN : Number(text.trim()))
+import { parseNumber } from "./number.js"
 
 /**
  * Parses the flag's text and validates it with the SDK's rule, so an invalid value is refused before the
@@ -17,18 +16,18 @@ const toNumber = (text: string): number => (text.trim() === "" ? Number.NaN : Nu
  * @category parsing
  */
 export const parseTimeout = (text: string): Effect.Effect<Timeout.Timeout, A2AError.A2AInputError> => {
+  const spelling = new A2AError.A2AInputError({
+    field: "timeout",
+    reason: `expected SECONDS or CONNECT,READ in seconds (got ${JSON.stringify(text)})`
+  })
   const parts = text.split(",")
-  const timeout: Timeout.Timeout | undefined = parts.length === 1
-    ? toNumber(text)
+  const timeout: Effect.Effect<Timeout.Timeout, A2AError.A2AInputError> = parts.length === 1
+    ? parseNumber("timeout", text)
     : parts.length === 2
-    ? [toNumber(parts[0] ?? ""), toNumber(parts[1] ?? "")]
-    : undefined
-  return timeout === undefined
-    ? Effect.fail(
-      new A2AError.A2AInputError({
-        field: "timeout",
-        reason: `expected SECONDS or CONNECT,READ in seconds (got ${JSON.stringify(text)})`
-      })
-    )
-    : Effect.as(Timeout.toBudget(timeout), timeout)
+    ? Effect.all([parseNumber("timeout", parts[0] ?? ""), parseNumber("timeout", parts[1] ?? "")])
+    : Effect.fail(spelling)
+  return timeout.pipe(
+    Effect.mapError(() => spelling),
+    Effect.tap(Timeout.toBudget)
+  )
 }
