@@ -1,0 +1,220 @@
+/**
+ * A Promise face of the SDK for callers who do not use Effect (Node.js only).
+ *
+ * This is a thin layer over the Effect API: {@link makeA2AClient} builds the `A2AClient` of
+ * `@mainsequence/a2a/node` once, in a `ManagedRuntime`, and every method runs the matching Effect
+ * method on it. The behaviour (pipeline, budget, cache, errors) is the Effect API's.
+ *
+ * - A failure rejects with the SDK's own error, so `instanceof A2AError.ServerError` and
+ *   `error._tag === "A2AMessageLimitExceededError"` both work. An unexpected defect rejects with an `Error`.
+ * - Every call takes an optional `AbortSignal`; aborting interrupts the call and rejects with the signal's
+ *   reason.
+ * - `dispose()` closes the connections and the runtime; call it once you are done.
+ *
+ * @example
+ * import { A2AError } from "@mainsequence/a2a"
+ * import { makeA2AClient } from "@mainsequence/a2a/promise"
+ *
+ * const client = makeA2AClient({ backendUrl: "https://api.main-sequence.app", accessToken: "…" })
+ * try {
+ *   const answer = await client.sendA2AMessage("0b2701a1-e777-4cfe-8437-b94025f00069", {
+ *     message: "What can you do?"
+ *   })
+ *   console.log(answer.parts)
+ * } catch (error) {
+ *   if (error instanceof A2AError.A2AMessageLimitExceededError) console.warn(error.message)
+ *   else throw error
+ * } finally {
+ *   await client.dispose()
+ * }
+ *
+ * @since 0.1.0
+ */
+import * as Cause from "effect/Cause"
+import type * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as A2AClient from "./A2AClient.js"
+import type * as A2AProtocol from "./A2AProtocol.js"
+import * as A2ANode from "./node.js"
+
+/**
+ * Where the client connects and as whom. Tokens may be plain strings or `Redacted` values.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MakeA2AClientOptions {
+  /** The backend base URL, e.g. `https://api.main-sequence.app`. */
+  readonly backendUrl: string
+  /** The user's access token for the backend. */
+  readonly accessToken: string | Redacted.Redacted<string>
+  /** Used once to refresh the access token when the backend answers 401. */
+  readonly refreshToken?: string | Redacted.Redacted<string> | undefined
+  /** Scopes the access cache; without it, a hash of the access token does. */
+  readonly username?: string | undefined
+}
+
+/**
+ * Per-call options of the Promise client.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface CallOptions {
+  /** Aborting it interrupts the call; the Promise rejects with `signal.reason`. */
+  readonly signal?: AbortSignal | undefined
+}
+
+/**
+ * Per-call options of the Task methods.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskCallOptions extends A2AClient.TaskCallOptions, CallOptions {}
+
+/**
+ * The Promise client. Each method mirrors the `A2AClient` method of the same name.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface PromiseA2AClient {
+  readonly sendA2AMessage: {
+    (
+      agentSessionUid: string,
+      input: A2AClient.SendA2AMessageInput & { readonly responseKind: "task" },
+      options?: CallOptions
+    ): Promise<A2AProtocol.Task>
+    (
+      agentSessionUid: string,
+      input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined },
+      options?: CallOptions
+    ): Promise<A2AProtocol.Message>
+    (
+      agentSessionUid: string,
+      input: A2AClient.SendA2AMessageInput,
+      options?: CallOptions
+    ): Promise<A2AProtocol.Message | A2AProtocol.Task>
+  }
+  readonly getA2ATask: (agentSessionUid: string, taskId: string, options?: TaskCallOptions) => Promise<A2AProtocol.Task>
+  readonly waitForA2ATask: (
+    agentSessionUid: string,
+    taskId: string,
+    options?: TaskCallOptions
+  ) => Promise<A2AProtocol.Task>
+  readonly cancelA2ATask: (
+    agentSessionUid: string,
+    taskId: string,
+    options?: TaskCallOptions
+  ) => Promise<A2AProtocol.Task>
+  /** Closes the connections and the runtime. Calls made afterwards reject. */
+  readonly dispose: () => Promise<void>
+}
+
+const redacted = (token: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
+  Redacted.isRedacted(token) ? token : Redacted.make(token)
+
+const toClientOptions = (options: MakeA2AClientOptions): A2AClient.A2AClientOptions => ({
+  backendUrl: options.backendUrl,
+  accessToken: redacted(options.accessToken),
+  refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
+  username: options.username
+})
+
+const interruptedReason = (signal: AbortSignal | undefined): unknown =>
+  signal?.aborted === true ? signal.reason : new Error("The call was interrupted")
+
+/** The typed failure when there is one, else the abort reason, else the defect as an `Error`. */
+const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): unknown => {
+  const failure = Cause.failureOption(cause)
+  if (Option.isSome(failure)) {
+    // the SDK's errors are `Error`s; a configuration failure (no options, a variable missing) is not
+    return failure.value instanceof Error ? failure.value : new Error(String(failure.value), { cause: failure.value })
+  }
+  if (Cause.isInterruptedOnly(cause)) return interruptedReason(signal)
+  const defect = Cause.squash(cause)
+  return defect instanceof Error ? defect : new Error(Cause.pretty(cause))
+}
+
+/**
+ * Builds a Promise client on undici with an in-memory access cache. Without options it reads
+ * `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` and the optional `MAINSEQUENCE_REFRESH_TOKEN` and
+ * `MAINSEQUENCE_USERNAME` from the environment (a missing variable rejects the first call).
+ *
+ * @example
+ * import { makeA2AClient } from "@mainsequence/a2a/promise"
+ *
+ * const client = makeA2AClient() // options from the environment
+ * const controller = new AbortController()
+ * const task = await client.sendA2AMessage("0b2701a1-e777-4cfe-8437-b94025f00069", {
+ *   message: "Summarise the quarter",
+ *   responseKind: "task"
+ * }, { signal: controller.signal })
+ * const done = await client.waitForA2ATask("0b2701a1-e777-4cfe-8437-b94025f00069", task.id)
+ * console.log(done.status.state)
+ * await client.dispose()
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient => {
+  const layer: Layer.Layer<A2AClient.A2AClient, ConfigError.ConfigError> = options === undefined
+    ? A2ANode.layerConfig()
+    : A2ANode.layer(toClientOptions(options))
+  const runtime = ManagedRuntime.make(layer)
+
+  const run = async <A, E>(
+    call: (client: A2AClient.A2AClient) => Effect.Effect<A, E>,
+    signal: AbortSignal | undefined
+  ): Promise<A> => {
+    const exit = await runtime.runPromiseExit(
+      Effect.flatMap(A2AClient.A2AClient, call),
+      signal === undefined ? undefined : { signal }
+    )
+    if (Exit.isSuccess(exit)) return exit.value
+    throw rejection(exit.cause, signal)
+  }
+
+  function sendA2AMessage(
+    agentSessionUid: string,
+    input: A2AClient.SendA2AMessageInput & { readonly responseKind: "task" },
+    options?: CallOptions
+  ): Promise<A2AProtocol.Task>
+  function sendA2AMessage(
+    agentSessionUid: string,
+    input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined },
+    options?: CallOptions
+  ): Promise<A2AProtocol.Message>
+  function sendA2AMessage(
+    agentSessionUid: string,
+    input: A2AClient.SendA2AMessageInput,
+    options?: CallOptions
+  ): Promise<A2AProtocol.Message | A2AProtocol.Task>
+  function sendA2AMessage(
+    agentSessionUid: string,
+    input: A2AClient.SendA2AMessageInput,
+    options?: CallOptions
+  ): Promise<A2AProtocol.Message | A2AProtocol.Task> {
+    return run((client) => client.sendA2AMessage(agentSessionUid, input), options?.signal)
+  }
+
+  const taskOptions = (options: TaskCallOptions | undefined): A2AClient.TaskCallOptions =>
+    options?.timeout === undefined ? {} : { timeout: options.timeout }
+
+  return {
+    sendA2AMessage,
+    getA2ATask: (agentSessionUid, taskId, options) =>
+      run((client) => client.getA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
+    waitForA2ATask: (agentSessionUid, taskId, options) =>
+      run((client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
+    cancelA2ATask: (agentSessionUid, taskId, options) =>
+      run((client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
+    dispose: () => runtime.dispose()
+  }
+}

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import {
+  demoSessionUids,
+  demoUserAccessToken,
+  type ReferencePlatform,
+  serveReferencePlatform
+} from "@mainsequence/a2a-testing/node"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
+import * as A2AError from "../src/A2AError.js"
+import * as A2AProtocol from "../src/A2AProtocol.js"
+import { makeA2AClient, type PromiseA2AClient } from "../src/promise.js"
+
+const failingBackendUid = "5e55a0e1-0000-4000-8000-0000000000f1"
+
+let scope: Scope.CloseableScope
+let reference: ReferencePlatform
+let client: PromiseA2AClient
+
+beforeAll(async () => {
+  scope = Effect.runSync(Scope.make())
+  reference = await Effect.runPromise(Scope.extend(serveReferencePlatform({ port: 0 }), scope))
+  await Effect.runPromise(reference.platform.addSession({
+    sessionUid: failingBackendUid,
+    agentUid: "a9e47000-0000-4000-8000-0000000000f1",
+    serviceUid: "5e7f1ce0-0000-4000-8000-0000000000f1",
+    backend: { resolveFault: { status: 503, detail: "maintenance" } }
+  }))
+  client = makeA2AClient({ backendUrl: reference.url, accessToken: Redacted.value(demoUserAccessToken) })
+})
+
+afterAll(async () => {
+  await client.dispose()
+  await Effect.runPromise(Scope.close(scope, Exit.void))
+})
+
+describe("@mainsequence/a2a/promise", () => {
+  it("sends a message and resolves with the Agent's Message", async () => {
+    const answer = await client.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
+    expect(answer.role).toBe("ROLE_AGENT")
+    expect(A2AProtocol.textOf(answer)).toEqual(["You said: hi"])
+  })
+
+  it("accepts a Redacted token and follows a cold start", async () => {
+    const other = makeA2AClient({ backendUrl: reference.url, accessToken: demoUserAccessToken, username: "ada" })
+    try {
+      const answer = await other.sendA2AMessage(demoSessionUids.coldStart, { message: "wake up" })
+      expect(A2AProtocol.textOf(answer)).toEqual(["You said: wake up"])
+    } finally {
+      await other.dispose()
+    }
+  }, 15_000)
+
+  it("rejects with the SDK's error classes", async () => {
+    const blank = await client.sendA2AMessage(demoSessionUids.ready, { message: " " }).catch((e: unknown) => e)
+    expect(blank).toBeInstanceOf(A2AError.A2AInputError)
+    expect(blank).toMatchObject({ _tag: "A2AInputError", field: "message" })
+
+    const outdated = await client.sendA2AMessage(demoSessionUids.updateRequired, { message: "hi" }).catch((
+      e: unknown
+    ) => e)
+    expect(outdated).toBeInstanceOf(A2AError.AgentRuntimeUnavailableError)
+
+    const server = await client.sendA2AMessage(failingBackendUid, { message: "hi" }).catch((e: unknown) => e)
+    expect(server).toBeInstanceOf(A2AError.ServerError)
+    expect(server).toMatchObject({ _tag: "ServerError", origin: "backend", status: 503 })
+    expect(A2AError.isServerError(server)).toBe(true)
+  })
+
+  it("an aborted signal interrupts the call and rejects with the signal's reason", async () => {
+    const controller = new AbortController()
+    const pending = client.sendA2AMessage(demoSessionUids.slow, { message: "take your time" }, {
+      signal: controller.signal
+    })
+    const reason = new Error("the user gave up")
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    controller.abort(reason)
+    await expect(pending).rejects.toBe(reason)
+  })
+
+  it("Task mode: send, get, cancel", async () => {
+    const task = await client.sendA2AMessage(demoSessionUids.taskJob, { message: "long job", responseKind: "task" })
+    expect(A2AProtocol.isTerminal(task)).toBe(false)
+    const seen = await client.getA2ATask(demoSessionUids.taskJob, task.id, { timeout: 10 })
+    expect(seen.id).toBe(task.id)
+    const canceled = await client.cancelA2ATask(demoSessionUids.taskJob, task.id)
+    expect(canceled.status.state).toBe("TASK_STATE_CANCELED")
+    const done = await client.waitForA2ATask(demoSessionUids.taskJob, task.id)
+    expect(done.status.state).toBe("TASK_STATE_CANCELED")
+  })
+
+  it("without options, the configuration comes from the environment; a missing variable rejects with an Error", async () => {
+    const saved = process.env["MAINSEQUENCE_ENDPOINT"]
+    delete process.env["MAINSEQUENCE_ENDPOINT"]
+    const unconfigured = makeA2AClient()
+    try {
+      const error = await unconfigured.sendA2AMessage(demoSessionUids.ready, { message: "hi" }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(Error)
+      expect(String(error)).toContain("MAINSEQUENCE_ENDPOINT")
+    } finally {
+      await unconfigured.dispose()
+      if (saved !== undefined) process.env["MAINSEQUENCE_ENDPOINT"] = saved
+    }
+  })
+})
