@@ -549,9 +549,40 @@ export type Agent = typeof Agent.Type
 // the scenario
 // ---------------------------------------------------------------------------
 
+const isHttpUrl = (value: string): boolean => {
+  try {
+    const url = new URL(value)
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== ""
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The `rpc_url` of an external Agent runtime: an absolute `http:` / `https:`
+ * URL (a path is allowed and kept, as `rpc_url` is opaque).
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const ExternalRpcUrl = Schema.String.pipe(
+  Schema.filter((value) => isHttpUrl(value) || "must be an absolute http: or https: URL")
+).annotations({ identifier: "ExternalRpcUrl" })
+
 /**
  * One simulated session: backend `AgentSession.uid`, its Agent's uid, the
  * uid of the coding-agent service whose runtime answers it, and its behaviour.
+ *
+ * `rpcUrl` makes the runtime external: the backend hands out that `rpc_url`
+ * (with runtime tokens issued by the session's `token` policy) instead of the
+ * simulation's own `{base}/runtimes/{serviceUid}/`, and the simulation does
+ * not serve that runtime (its own runtime route for the service answers the
+ * gateway's 404). Use it to point clients at a real A2A server (e.g. an
+ * official `@a2a-js/sdk` server on another port) while the simulation plays
+ * the backend. `agent` and the runtime side of `token` (`staleTokenStatus`,
+ * `rejectAll`, `rejectFirstSends`) then do not apply; the in-memory
+ * `HttpClient` cannot reach an external runtime (a connection error that says
+ * so), the `./node` face with a real `HttpClient` can.
  *
  * @since 0.1.0
  * @category schemas
@@ -561,6 +592,7 @@ export const SessionScenario = Schema.Struct({
   agentUid: Schema.UUID,
   serviceUid: Schema.UUID,
   name: Schema.optional(Schema.String),
+  rpcUrl: Schema.optional(ExternalRpcUrl),
   access: Schema.optionalWith(Access, { default: () => ({ _tag: "Ready" as const }) }),
   token: Schema.optionalWith(TokenPolicy, {
     default: () => ({

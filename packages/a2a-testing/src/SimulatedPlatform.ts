@@ -78,7 +78,9 @@ export interface SimResponse {
 
 /**
  * The connection failed: the host is not the platform's (a client derived a
- * host instead of using `rpc_url`), or the scenario drops the connection.
+ * host instead of using `rpc_url`, or the host is a session's external
+ * runtime, which the in-memory face cannot reach), or the scenario drops the
+ * connection.
  *
  * @since 0.1.0
  * @category errors
@@ -165,6 +167,22 @@ export interface RequestLogEntry {
   readonly tokenLabel: string | null
   /** `message.messageId` of a `message:send` body (whatever the answer) */
   readonly messageId: string | null
+  /**
+   * `message:send` only: why the body is not an A2A v1 `Send Message Request`
+   * (Main Sequence profile: `configuration.responseKind` allowed), e.g.
+   * `A2A v1 Send Message Request schema violation: configuration.blocking: unknown field …`;
+   * `null` when it conforms or for other routes. Recorded whatever the answer
+   * (also when the token was rejected); a checked body that violates it is
+   * answered 400 `INVALID_ARGUMENT`.
+   */
+  readonly schemaViolation: string | null
+  /**
+   * Why the Message / Task the runtime answered (the `message:send` answer,
+   * or the Task of a get / cancel) is not A2A v1 (strict schema); `null` when
+   * it conforms or the answer carries no Message / Task. Only deliberately
+   * broken answers (`Invalid`, `Answer` with `extraFields`) set it.
+   */
+  readonly answerSchemaViolation: string | null
   /** the body bytes (re-encoded from `bodyText` only if a secret had to be replaced) */
   readonly body: Uint8Array
   readonly bodyText: string
@@ -284,7 +302,11 @@ export interface Options {
 export interface Service {
   /** the base URL, without a trailing slash */
   readonly baseUrl: string
-  /** the `rpc_url` of a runtime: `{baseUrl}/runtimes/{serviceUid}/` */
+  /**
+   * the `rpc_url` of a runtime the simulation serves:
+   * `{baseUrl}/runtimes/{serviceUid}/` (a session with an external `rpcUrl`
+   * is handed that URL instead)
+   */
   readonly rpcUrl: (serviceUid: string) => string
   /** answers one request */
   readonly handle: (request: SimRequest) => Effect.Effect<SimResponse, SimulatedConnectionError>
@@ -362,9 +384,30 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
     }
     for (const token of options.refreshTokens ?? [defaultRefreshToken]) state.addRefreshToken(Redacted.value(token))
 
+    /** decodes a scenario; an external `rpcUrl` must lie outside the platform's origin */
+    const decodeScenario = (input: unknown) =>
+      Effect.flatMap(
+        SessionScenario.decode(input),
+        (scenario) =>
+          scenario.rpcUrl !== undefined && new URL(scenario.rpcUrl).origin === origin
+            ? Effect.fail(
+              new SessionScenario.InvalidScenarioError({
+                issue: `rpcUrl ${scenario.rpcUrl} is on the simulated platform's own origin ${origin}; ` +
+                  "an external runtime must be served elsewhere (omit rpcUrl to use the simulated runtime)"
+              })
+            )
+            : Effect.succeed(scenario)
+      )
+
+    /** the session whose external runtime lives at `url`'s origin, if any */
+    const externalSessionAt = (url: URL) =>
+      [...state.sessions.values()].find((session) =>
+        session.scenario.rpcUrl !== undefined && new URL(session.scenario.rpcUrl).origin === url.origin
+      )
+
     const startedAt = yield* Clock.currentTimeMillis
     for (const input of options.sessions ?? []) {
-      state.putSession(yield* SessionScenario.decode(input), startedAt)
+      state.putSession(yield* decodeScenario(input), startedAt)
     }
 
     const logRequest = (request: SimRequest, url: URL, headers: Record<string, string>, atMs: number) => {
@@ -389,6 +432,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
         headers: redactHeaders(headers, state.secrets),
         tokenLabel: tokenLabelOf(headers, state.secrets),
         messageId: null,
+        schemaViolation: null,
+        answerSchemaViolation: null,
         body: redactedText === bodyText ? request.body.slice() : encodeText(redactedText),
         bodyText: redactedText,
         atMs,
@@ -415,9 +460,15 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
         const entry = logRequest(request, url, headers, atMs)
         if (entry.target === "unknown") {
           entry.outcome = "connection-failed"
+          const external = externalSessionAt(url)
+          if (external !== undefined) entry.sessionUid = external.scenario.sessionUid
           return yield* new SimulatedConnectionError({
             url: entry.url,
-            reason: `getaddrinfo ENOTFOUND ${url.hostname}`
+            reason: external === undefined
+              ? `getaddrinfo ENOTFOUND ${url.hostname}`
+              : `ECONNREFUSED: ${url.origin} is the external runtime of session ${external.scenario.sessionUid} ` +
+                "(scenario rpcUrl), which the in-memory HttpClient cannot reach; serve the platform with " +
+                "serveReferencePlatform (./node) and use a real HttpClient"
           })
         }
         const context: HandlerContext = {
@@ -480,14 +531,14 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
       handle,
       addSession: (input) =>
         Effect.gen(function*() {
-          const scenario = yield* SessionScenario.decode(input)
+          const scenario = yield* decodeScenario(input)
           state.putSession(scenario, yield* Clock.currentTimeMillis)
           return scenario
         }),
       updateSession: (sessionUid, update) =>
         Effect.gen(function*() {
           const session = yield* findSession(sessionUid)
-          const next = yield* SessionScenario.decode(update(session.scenario))
+          const next = yield* decodeScenario(update(session.scenario))
           if (next.sessionUid !== sessionUid) {
             return yield* new SessionScenario.InvalidScenarioError({ issue: "updateSession cannot change sessionUid" })
           }

@@ -11,6 +11,15 @@ import * as SimulatedHttpClient from "./SimulatedHttpClient.js"
 import * as SimulatedPlatform from "./SimulatedPlatform.js"
 
 /**
+ * A2A v1 JSON Schema conformance checks (the vendored A2A v1 bundle), reusable
+ * by other test suites.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as A2ASchema from "./A2ASchema.js"
+
+/**
  * JSON-serialisable session scenarios.
  *
  * @since 0.1.0

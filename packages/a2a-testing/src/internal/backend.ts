@@ -10,7 +10,7 @@ import * as Predicate from "effect/Predicate"
 import type * as SessionScenario from "../SessionScenario.js"
 import type { SimResponse } from "../SimulatedPlatform.js"
 import { accessAnswer, decide } from "./access.js"
-import { decodeSegment, delay, type HandlerContext, rpcUrlOf } from "./context.js"
+import { decodeSegment, delay, type HandlerContext, sessionRpcUrl } from "./context.js"
 import { bearerOf } from "./redact.js"
 import { increment, type SessionState } from "./state.js"
 import { bytesResponse, decodeText, htmlResponse, isoTime, jsonResponse, RESPONSE_KIND_EXTENSION } from "./wire.js"
@@ -110,7 +110,7 @@ const resolve = (context: HandlerContext, sessionUid: string) =>
     const nowMs = yield* Clock.currentTimeMillis
     const decision = decide(session, nowMs, true)
     const answer = accessAnswer(
-      { state, session, nowMs, rpcUrl: rpcUrlOf(context.baseUrl, session.scenario.serviceUid) },
+      { state, session, nowMs, rpcUrl: sessionRpcUrl(context.baseUrl, session.scenario) },
       decision
     )
     return jsonResponse(200, { ...session.scenario.backend.extraResolveFields, ...answer })

@@ -25,6 +25,15 @@ export interface HandlerContext {
 /** @internal */
 export const rpcUrlOf = (baseUrl: string, serviceUid: string): string => `${baseUrl}/runtimes/${serviceUid}/`
 
+/**
+ * The `rpc_url` the backend hands out for a session: the scenario's external
+ * `rpcUrl` verbatim, else the simulation's own runtime.
+ *
+ * @internal
+ */
+export const sessionRpcUrl = (baseUrl: string, scenario: SessionScenario.SessionScenario): string =>
+  scenario.rpcUrl ?? rpcUrlOf(baseUrl, scenario.serviceUid)
+
 /** Sleeps for a scripted delay; `"forever"` never returns. @internal */
 export const delay = (value: SessionScenario.Delay | undefined): Effect.Effect<void> =>
   value === undefined ? Effect.void : value === "forever" ? Effect.never : Effect.sleep(value)

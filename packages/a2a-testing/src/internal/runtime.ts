@@ -7,8 +7,10 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
+import * as A2ASchema from "../A2ASchema.js"
 import type * as SessionScenario from "../SessionScenario.js"
 import type { SimResponse } from "../SimulatedPlatform.js"
 import { runtimeIsUp } from "./access.js"
@@ -25,9 +27,9 @@ import {
   withExtraFields
 } from "./agent.js"
 import { decodeSegment, type HandlerContext } from "./context.js"
-import { bearerOf } from "./redact.js"
-import { increment, type RuntimeToken, type SessionState } from "./state.js"
-import { validateSendRequest, type ValidSendRequest } from "./validate.js"
+import { bearerOf, redactText } from "./redact.js"
+import { increment, type MutableLogEntry, type RuntimeToken, type SessionState } from "./state.js"
+import { validateSendRequest, type Validation, type ValidSendRequest } from "./validate.js"
 import {
   A2A_CONTENT_TYPE,
   A2A_ERROR_DOMAIN,
@@ -36,6 +38,7 @@ import {
   decodeText,
   encodeJson,
   encodeText,
+  type FieldViolation,
   htmlResponse,
   invalidArgument,
   messageLimitResponse,
@@ -164,7 +167,9 @@ const acceptable = (header: string | undefined): boolean =>
 const extensionsOf = (headers: Readonly<Record<string, string>>): ReadonlyArray<string> =>
   (headers["a2a-extensions"] ?? "").split(",").map((item) => item.trim()).filter((item) => item !== "")
 
-const parseJson = (bytes: Uint8Array): { readonly ok: true; readonly value: unknown } | { readonly ok: false } => {
+type Parsed = { readonly ok: true; readonly value: unknown } | { readonly ok: false }
+
+const parseJson = (bytes: Uint8Array): Parsed => {
   try {
     return { ok: true, value: JSON.parse(decodeText(bytes)) }
   } catch {
@@ -179,6 +184,43 @@ const taskNotFound = (taskId: string): SimResponse =>
     message: `Task ${taskId} was not found.`,
     errorInfo: { reason: "TASK_NOT_FOUND", domain: A2A_ERROR_DOMAIN, metadata: { taskId } }
   })
+
+// ---------------------------------------------------------------------------
+// A2A v1 schema conformance
+// ---------------------------------------------------------------------------
+
+/**
+ * Records in the log whether the Message / Task answered conforms to the A2A
+ * v1 schema (a self-check of the simulation: only deliberately broken
+ * answers may fail it).
+ */
+const recordAnswer = (entry: MutableLogEntry, kind: "send" | "task", value: unknown): void => {
+  const checked = kind === "send" ? A2ASchema.validateSendMessageResponse(value) : A2ASchema.validateTask(value)
+  entry.answerSchemaViolation = Either.isLeft(checked) ? checked.left.message : null
+}
+
+/**
+ * The 400 answer to a body that breaks the A2A v1 schema: every schema issue
+ * as a field violation, plus the platform's own finding when it concerns
+ * another field or says more.
+ */
+const schemaViolationResponse = (violation: A2ASchema.A2ASchemaViolation, validation: Validation): SimResponse => {
+  const fieldViolations: Array<FieldViolation> = violation.issues.map(({ description, field }) => ({
+    field,
+    description
+  }))
+  const platform = validation._tag === "Invalid" ? validation.violation : undefined
+  if (platform !== undefined && !fieldViolations.some((item) => item.field === platform.field)) {
+    fieldViolations.push(platform)
+  }
+  return rpcErrorResponse({
+    httpStatus: 400,
+    status: "INVALID_ARGUMENT",
+    message: `Invalid request: ${violation.message}` +
+      (platform === undefined ? "" : `; ${platform.field}: ${platform.description}`),
+    fieldViolations
+  })
+}
 
 // ---------------------------------------------------------------------------
 // message:send
@@ -201,6 +243,7 @@ const jsonAnswer = (
   value: unknown,
   trickle?: { readonly chunks: number; readonly gapMs: number } | undefined
 ): SimResponse => {
+  recordAnswer(send.context.entry, "send", value)
   const bytes = encodeJson(value)
   return {
     status: 200,
@@ -374,7 +417,12 @@ const nextBehaviour = (session: SessionState): SessionScenario.SendBehaviour => 
   return scripted
 }
 
-const send = (context: HandlerContext, session: SessionState): Effect.Effect<Outcome> =>
+const send = (
+  context: HandlerContext,
+  session: SessionState,
+  parsed: Parsed,
+  schemaViolation: A2ASchema.A2ASchemaViolation | undefined
+): Effect.Effect<Outcome> =>
   Effect.suspend(() => {
     const headers = context.headers
     const contentType = mediaTypeOf(headers["content-type"])
@@ -393,9 +441,9 @@ const send = (context: HandlerContext, session: SessionState): Effect.Effect<Out
         message: `Accept must allow ${A2A_CONTENT_TYPE}.`
       }))
     }
-    const parsed = parseJson(context.request.body)
     if (!parsed.ok) return Effect.succeed(invalidArgument("(body)", "is not valid JSON"))
     const validation = validateSendRequest(parsed.value, session.scenario.sessionUid)
+    if (schemaViolation !== undefined) return Effect.succeed(schemaViolationResponse(schemaViolation, validation))
     if (validation._tag === "Invalid") {
       return Effect.succeed(invalidArgument(validation.violation.field, validation.violation.description))
     }
@@ -431,8 +479,9 @@ const getTask = (context: HandlerContext, session: SessionState, taskId: string)
   Effect.map(Clock.currentTimeMillis, (nowMs): Outcome => {
     const task = findTask(context, session, taskId)
     if (task === undefined) return taskNotFound(taskId)
-    const bytes = encodeJson(renderTask(task, nowMs))
-    return bytesResponse(200, bytes, { "content-type": A2A_CONTENT_TYPE })
+    const rendered = renderTask(task, nowMs)
+    recordAnswer(context.entry, "task", rendered)
+    return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
   })
 
 const cancelTask = (context: HandlerContext, session: SessionState, taskId: string): Effect.Effect<Outcome> =>
@@ -467,7 +516,9 @@ const cancelTask = (context: HandlerContext, session: SessionState, taskId: stri
       })
     }
     task.canceledAtMs = nowMs
-    return bytesResponse(200, encodeJson(renderTask(task, nowMs)), { "content-type": A2A_CONTENT_TYPE })
+    const rendered = renderTask(task, nowMs)
+    recordAnswer(context.entry, "task", rendered)
+    return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
   })
 
 // ---------------------------------------------------------------------------
@@ -475,8 +526,7 @@ const cancelTask = (context: HandlerContext, session: SessionState, taskId: stri
 // ---------------------------------------------------------------------------
 
 /** `message.contextId` and `message.messageId` of a body, when it has them. */
-const messageIdsOf = (bytes: Uint8Array): { readonly contextId?: string; readonly messageId?: string } => {
-  const parsed = parseJson(bytes)
+const messageIdsOf = (parsed: Parsed): { readonly contextId?: string; readonly messageId?: string } => {
   if (!parsed.ok || !Predicate.isRecord(parsed.value)) return {}
   const message = parsed.value.message
   if (!Predicate.isRecord(message)) return {}
@@ -496,19 +546,34 @@ export const handleRuntime = (context: HandlerContext): Effect.Effect<Outcome> =
     const { entry, request, state } = context
     const match = RUNTIME_ROUTE.exec(context.path)
     const serviceUid = decodeSegment(match?.[1] ?? "")
-    const sessions = [...state.sessions.values()].filter((session) => session.scenario.serviceUid === serviceUid)
+    // a session whose scenario names an external `rpcUrl` is not served here
+    const sessions = [...state.sessions.values()].filter((session) =>
+      session.scenario.serviceUid === serviceUid && session.scenario.rpcUrl === undefined
+    )
     if (match === null || sessions.length === 0) return gatewayNoRoute()
     const route = matchRoute(match[2] ?? "")
     if (route === undefined) {
       return rpcErrorResponse({ httpStatus: 404, status: "NOT_FOUND", message: "No such A2A route." })
     }
     const nowMs = yield* Clock.currentTimeMillis
+    let parsed: Parsed = { ok: false }
+    let schemaViolation: A2ASchema.A2ASchemaViolation | undefined
     switch (route._tag) {
       case "Send": {
         entry.route = "message-send"
         if (request.method !== "POST") return methodNotAllowed("POST")
+        parsed = parseJson(request.body)
+        if (parsed.ok) {
+          const checked = A2ASchema.validateSendMessageRequest(parsed.value)
+          if (Either.isLeft(checked)) {
+            schemaViolation = checked.left
+            entry.schemaViolation = redactText(checked.left.message, state.secrets)
+          }
+        } else {
+          entry.schemaViolation = "the body is not JSON"
+        }
         const bearer = bearerOf(context.headers)
-        const ids = messageIdsOf(request.body)
+        const ids = messageIdsOf(parsed)
         entry.messageId = ids.messageId ?? null
         const owner = (bearer === undefined ? undefined : state.runtimeTokens.get(bearer)?.sessionUid) ?? ids.contextId
         if (owner !== undefined && state.sessions.has(owner)) {
@@ -536,7 +601,7 @@ export const handleRuntime = (context: HandlerContext): Effect.Effect<Outcome> =
     const session = authentication.session
     switch (route._tag) {
       case "Send":
-        return yield* send(context, session)
+        return yield* send(context, session, parsed, schemaViolation)
       case "GetTask":
         return yield* getTask(context, session, route.taskId)
       case "CancelTask":
