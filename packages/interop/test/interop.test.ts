@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest"
 import { coreScenarios } from "./scenarios/core.js"
 import { cliFaultScenarios, sdkFaultScenarios, sigintScenario } from "./scenarios/faults.js"
 import { cliScenarios, sdkScenarios } from "./scenarios/interop.js"
+import { referenceCliScenarios, referenceSdkScenarios } from "./scenarios/reference.js"
 import { runScenario, type Scenario } from "./support/scenario.js"
 import { Captured, findLeaks, ownChannels, secrets } from "./support/secrets.js"
 
@@ -52,6 +53,11 @@ describe.concurrent("faults over real sockets (CLI)", () => {
   named(sigintScenario, 20_000)
 })
 
+describe.concurrent("faults played by the reference platform (@mainsequence/a2a-testing/node)", () => {
+  for (const scenario of referenceSdkScenarios) named(scenario, 20_000)
+  for (const scenario of referenceCliScenarios) named(scenario, 25_000)
+})
+
 describe.concurrent("core scenarios (SDK and CLI)", () => {
   for (const scenario of coreScenarios) named(scenario, 20_000)
 })
@@ -62,6 +68,8 @@ const everyScenario = [
   ...sdkFaultScenarios,
   ...cliFaultScenarios,
   sigintScenario,
+  ...referenceSdkScenarios,
+  ...referenceCliScenarios,
   ...coreScenarios
 ]
 
@@ -72,6 +80,7 @@ describe("secrecy: no token in any output of any scenario above", () => {
   it("the scanner finds a planted token (sanity)", () => {
     expect(findLeaks("x", `a Bearer ${secrets.runtimeOne} b`)).not.toEqual([])
     expect(findLeaks("x", Buffer.from(secrets.userRefresh).toString("base64"))).not.toEqual([])
+    expect(findLeaks("x", "token msim-runtime-3-0123456789abcdef0123456789abcdef.")).not.toEqual([])
     expect(findLeaks("x", "nothing here")).toEqual([])
   })
 

@@ -28,19 +28,30 @@ const needles: ReadonlyArray<readonly [SecretName, string]> = Object.entries(sec
 )
 
 export interface Leak {
-  readonly secret: SecretName
+  readonly secret: SecretName | "simulatorMinted"
   readonly needle: string
   readonly where: string
   readonly excerpt: string
 }
 
+/** Tokens the reference platform (`@mainsequence/a2a-testing`) mints itself: `msim-runtime-<n>-<32 hex>`. */
+const simulatorToken = /msim-(?:runtime|user-access|user-refresh)-\d+-[0-9a-f]{32}/
+
 /** Every leak of a token in `text` (labelled `where`). */
-export const findLeaks = (where: string, text: string): ReadonlyArray<Leak> =>
-  needles.flatMap(([secret, needle]) => {
+export const findLeaks = (where: string, text: string): ReadonlyArray<Leak> => {
+  const known = needles.flatMap(([secret, needle]) => {
     const at = text.indexOf(needle)
     if (at < 0) return []
     return [{ secret, needle, where, excerpt: text.slice(Math.max(0, at - 80), at + needle.length + 80) }]
   })
+  const minted = simulatorToken.exec(text)
+  return minted === null ? known : [...known, {
+    secret: "simulatorMinted" as const,
+    needle: minted[0],
+    where,
+    excerpt: text.slice(Math.max(0, minted.index - 80), minted.index + minted[0].length + 80)
+  }]
+}
 
 /** A place where captured outputs accumulate, labelled by channel. */
 export class Captured {
