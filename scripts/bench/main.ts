@@ -12,6 +12,7 @@
 import { writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
+import { cliColdStart } from "./cliColdStart.js"
 import { concurrency } from "./concurrency.js"
 import { startServerChild } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
@@ -52,6 +53,7 @@ type Bench = { readonly id: string; readonly run: (ctx: BenchContext) => Promise
 const benches: ReadonlyArray<Bench> = [
   { id: "per-send", run: perSend },
   { id: "concurrency", run: concurrency },
+  { id: "cli", run: cliColdStart },
   { id: "memory", run: memory },
   { id: "simulated-time", run: simulatedTime },
   { id: "profile", run: profileBench }

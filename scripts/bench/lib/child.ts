@@ -27,21 +27,22 @@ const waitExit = (child: ChildProcess, ms: number): Promise<void> =>
     })
   })
 
-/** Forks the minimal platform (see `servers/minimalPlatform.ts`) and waits for its port. */
-export const startServerChild = (): Promise<ServerHandle> =>
+/** Forks the minimal platform (see `servers/minimalPlatform.ts`), or another server entry, and waits for it. */
+export const startServerChild = <A extends { readonly baseUrl: string } = { readonly baseUrl: string }>(
+  entry = "../servers/minimalPlatformChild.js"
+): Promise<ServerHandle & { readonly info: A }> =>
   new Promise((resolve, reject) => {
-    const child = fork(here("../servers/minimalPlatformChild.js"), [], {
-      stdio: ["ignore", "inherit", "inherit", "ipc"]
-    })
+    const child = fork(here(entry), [], { stdio: ["ignore", "inherit", "inherit", "ipc"] })
     const timer = setTimeout(() => {
       child.kill("SIGKILL")
-      reject(new Error("minimal platform did not start within 10 s"))
+      reject(new Error(`${entry} did not start within 10 s`))
     }, 10_000)
     child.once("error", reject)
     child.once("message", (m: unknown) => {
       clearTimeout(timer)
-      const msg = m as { baseUrl: string }
+      const msg = m as A
       resolve({
+        info: msg,
         baseUrl: msg.baseUrl,
         pid: child.pid ?? -1,
         stop: async () => {

@@ -11,8 +11,10 @@ export type SideName =
   | "ours-notracer"
   | "effect-http"
   | "effect-http-notracer"
+  | `exp:${string}`
 
 export const makeSide = async (name: SideName, target: Target): Promise<Side> => {
+  if (name.startsWith("exp:")) return (await import("./exp.js")).makeExp(target, name.slice("exp:".length))
   switch (name) {
     case "floor":
       return (await import("./floor.js")).makeFloor(target)
@@ -28,5 +30,7 @@ export const makeSide = async (name: SideName, target: Target): Promise<Side> =>
       return (await import("./effectHttp.js")).makeEffectHttp(target, true)
     case "effect-http-notracer":
       return (await import("./effectHttp.js")).makeEffectHttp(target, false)
+    default:
+      throw new Error(`unknown side ${name}`)
   }
 }

@@ -1,0 +1,314 @@
+/**
+ * Benchmark 3: CLI cold start — wall time of one `mainsequence agent session a2a send` process against a
+ * ready session of the reference platform (own process, real HTTP), vs the floor: `node -e` doing one
+ * `fetch` of the same runtime request. Also: bare `node -e 0`, importing the CLI's modules without running
+ * anything, the CLI bundled into one file by esbuild (a proposal; built under scripts/dist, packages/cli
+ * untouched), and a CPU profile of one CLI run.
+ */
+import { spawn } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { startServerChild } from "./lib/child.js"
+import type { BenchContext, Section } from "./lib/context.js"
+import { summarizeProfile } from "./lib/cpuProfile.js"
+import { fmtBytes, fmtMs, fmtRatio, median, summarize } from "./lib/stats.js"
+import { table } from "./lib/table.js"
+import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl } from "./sides/side.js"
+
+const root = fileURLToPath(new URL("../../../", import.meta.url))
+const cliBin = join(root, "packages/cli/bin/mainsequence.js")
+const cliModules = join(root, "packages/cli/dist/Cli.js")
+const outDir = fileURLToPath(new URL("./cli-bundle/", import.meta.url))
+
+interface RunResult {
+  readonly wallMs: number
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const runProcess = (cmd: ReadonlyArray<string>, env: NodeJS.ProcessEnv, timeoutMs = 30_000): Promise<RunResult> =>
+  new Promise((resolve, reject) => {
+    const [file, ...args] = cmd
+    const t0 = performance.now()
+    const child = spawn(file ?? process.execPath, args, { env, stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()))
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()))
+    const timer = setTimeout(() => child.kill("SIGKILL"), timeoutMs)
+    child.once("error", reject)
+    child.once("close", (code) => {
+      clearTimeout(timer)
+      resolve({ wallMs: performance.now() - t0, code, stdout, stderr })
+    })
+  })
+
+/** esbuild from the workspace's own install (it comes with vite); undefined when absent. */
+const findEsbuild = (): string | undefined => {
+  const pnpmDir = join(root, "node_modules/.pnpm")
+  if (!existsSync(pnpmDir)) return undefined
+  const dir = readdirSync(pnpmDir).find((d) => d.startsWith("esbuild@"))
+  const bin = dir === undefined ? undefined : join(pnpmDir, dir, "node_modules/esbuild/bin/esbuild")
+  return bin !== undefined && existsSync(bin) ? bin : undefined
+}
+
+interface Bundle {
+  readonly file: string
+  readonly bytes: number
+  readonly buildMs: number
+  /** How many modules the CLI loads: its import graph as esbuild sees it. */
+  readonly modules: number
+}
+
+const bundleCli = async (minify: boolean): Promise<Bundle | undefined> => {
+  const esbuild = findEsbuild()
+  if (esbuild === undefined) return undefined
+  mkdirSync(outDir, { recursive: true })
+  const file = join(outDir, minify ? "mainsequence.min.mjs" : "mainsequence.mjs")
+  const r = await runProcess(
+    [
+      esbuild,
+      cliBin,
+      "--bundle",
+      "--platform=node",
+      "--format=esm",
+      "--target=node20",
+      `--outfile=${file}`,
+      `--metafile=${file}.meta.json`,
+      "--log-level=error",
+      ...(minify ? ["--minify"] : []),
+      // CommonJS dependencies (undici, ws) call require(): give the ESM bundle one.
+      "--banner:js=import { createRequire as __bench_createRequire } from 'node:module'; const require = __bench_createRequire(import.meta.url);"
+    ],
+    process.env,
+    120_000
+  )
+  if (r.code !== 0) throw new Error(`esbuild failed: ${r.stderr}`)
+  const meta = JSON.parse(readFileSync(`${file}.meta.json`, "utf8")) as { inputs: object }
+  return { file, bytes: statSync(file).size, buildMs: r.wallMs, modules: Object.keys(meta.inputs).length }
+}
+
+const FLOOR_SCRIPT = "fetch(process.env.B_URL,{method:'POST',headers:{authorization:'Bearer '+process.env.B_TOKEN," +
+  "'content-type':'application/a2a+json',accept:'application/a2a+json','a2a-extensions':process.env.B_EXT,'a2a-version':'1.0'}," +
+  "body:JSON.stringify({message:{messageId:'msg-'+crypto.randomUUID(),role:'ROLE_USER',contextId:process.env.B_UID," +
+  "parts:[{text:process.env.B_TEXT}]},configuration:{acceptedOutputModes:['text/plain'],responseKind:'message'}})})" +
+  ".then(r=>r.json()).then(j=>process.stdout.write(JSON.stringify(j,null,2)+'\\n'))"
+
+interface Variant {
+  readonly id: string
+  readonly label: string
+  readonly cmd: () => ReadonlyArray<string>
+  readonly env: () => NodeJS.ProcessEnv
+  /** Expect an A2A answer on stdout. */
+  readonly answers: boolean
+}
+
+export const cliColdStart = async (ctx: BenchContext): Promise<Section> => {
+  const title = "3. CLI cold start (one send per process)"
+  if (!ctx.cliAvailable || !existsSync(cliBin)) {
+    return {
+      id: "cli",
+      title,
+      body: "Not measured: CLI or reference platform not built.",
+      data: undefined,
+      targets: [{ target: "CLI cold start ≤ 2.5× node -e fetch", met: undefined, detail: "not built" }]
+    }
+  }
+  const ref = await startServerChild<{ baseUrl: string; sessionUid: string; userToken: string }>(
+    "../servers/referencePlatformChild.js"
+  )
+  const tmp = mkdtempSync(join(tmpdir(), "ms-bench-cli-"))
+  try {
+    const { sessionUid, userToken } = ref.info
+    const resolved = await fetch(`${ref.baseUrl}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${userToken}`, "content-type": "application/json" },
+      body: "{}"
+    })
+    const access = (await resolved.json()) as { rpc_url: string; token: string }
+    const baseEnv: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? "", HOME: tmp }
+    const cliEnv = (configDir: string): NodeJS.ProcessEnv => ({
+      ...baseEnv,
+      MAINSEQUENCE_ENDPOINT: ref.baseUrl,
+      MAINSEQUENCE_ACCESS_TOKEN: userToken,
+      MAINSEQUENCE_CONFIG_DIR: configDir
+    })
+    const sendArgs = ["agent", "session", "a2a", "send", sessionUid, "--message", MESSAGE_TEXT]
+    let fresh = 0
+    const freshDir = () => join(tmp, `cold-${fresh++}`)
+    const warmDir = join(tmp, "warm")
+    const bundleWarmDir = join(tmp, "bundle-warm")
+
+    // Short mode only checks that the CLI and the floor run: no bundle, no profile.
+    const bundle = ctx.short ? undefined : await bundleCli(false).catch((e: unknown) => {
+      ctx.log(`cli: bundling failed: ${String(e)}`)
+      return undefined
+    })
+    const modules = bundle?.modules
+
+    const variants: Array<Variant> = [
+      {
+        id: "node",
+        label: "`node -e 0` (bare Node start)",
+        cmd: () => [process.execPath, "-e", "0"],
+        env: () => baseEnv,
+        answers: false
+      },
+      {
+        id: "floor",
+        label: "floor: `node -e` one `fetch` of message:send",
+        cmd: () => [process.execPath, "-e", FLOOR_SCRIPT],
+        env: () => ({
+          ...baseEnv,
+          B_URL: runtimeUrl(access.rpc_url, "/api/a2a/v1/message:send"),
+          B_TOKEN: access.token,
+          B_EXT: RESPONSE_KIND_EXTENSION,
+          B_UID: sessionUid,
+          B_TEXT: MESSAGE_TEXT
+        }),
+        answers: true
+      },
+      {
+        id: "import",
+        label: "import the CLI's modules only (`packages/cli/dist/Cli.js`, nothing run)",
+        cmd: () => [
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          `await import(${JSON.stringify(pathToFileURL(cliModules).href)})`
+        ],
+        env: () => baseEnv,
+        answers: false
+      },
+      {
+        id: "cli-warm",
+        label: "`mainsequence … send`, access cached (1 request)",
+        cmd: () => [process.execPath, cliBin, ...sendArgs],
+        env: () => cliEnv(warmDir),
+        answers: true
+      },
+      {
+        id: "cli-cold",
+        label: "`mainsequence … send`, empty cache (resolve + send)",
+        cmd: () => [process.execPath, cliBin, ...sendArgs],
+        env: () => cliEnv(freshDir()),
+        answers: true
+      }
+    ]
+    if (ctx.short) variants.splice(variants.findIndex((v) => v.id === "import"), 1)
+    if (bundle !== undefined) {
+      variants.push({
+        id: "bundle-warm",
+        label: "proposal: esbuild-bundled CLI, access cached",
+        cmd: () => [process.execPath, bundle.file, ...sendArgs],
+        env: () => cliEnv(bundleWarmDir),
+        answers: true
+      }, {
+        id: "bundle-cold",
+        label: "proposal: esbuild-bundled CLI, empty cache",
+        cmd: () => [process.execPath, bundle.file, ...sendArgs],
+        env: () => cliEnv(freshDir()),
+        answers: true
+      })
+    }
+    // Prime the warm caches and check every variant works once.
+    for (const v of variants) {
+      const r = await runProcess(v.cmd(), v.env())
+      if (r.code !== 0) throw new Error(`${v.id} failed (exit ${String(r.code)}): ${r.stderr.slice(0, 500)}`)
+      if (v.answers && !r.stdout.includes("ROLE_AGENT")) {
+        throw new Error(`${v.id}: no A2A answer on stdout: ${r.stdout.slice(0, 300)}`)
+      }
+    }
+    const rounds = ctx.short ? 1 : 15
+    const walls = new Map<string, Array<number>>(variants.map((v) => [v.id, []]))
+    for (let round = 0; round < rounds; round++) {
+      const order = [...variants].sort(() => Math.random() - 0.5)
+      for (const v of order) {
+        const r = await runProcess(v.cmd(), v.env())
+        if (r.code !== 0) throw new Error(`${v.id} failed (exit ${String(r.code)}): ${r.stderr.slice(0, 500)}`)
+        walls.get(v.id)?.push(r.wallMs)
+      }
+    }
+    // One profiled CLI run (access cached).
+    const profDir = join(tmp, "prof")
+    if (!ctx.short) {
+      await runProcess([
+        process.execPath,
+        "--cpu-prof",
+        `--cpu-prof-dir=${profDir}`,
+        "--cpu-prof-interval=200",
+        cliBin,
+        ...sendArgs
+      ], cliEnv(warmDir))
+    }
+    const profFile = ctx.short ? undefined : readdirSync(profDir).find((f) => f.endsWith(".cpuprofile"))
+    const prof = profFile === undefined ? undefined : summarizeProfile(join(profDir, profFile), 12)
+
+    const med = (id: string) => median(walls.get(id) ?? [])
+    const floor = med("floor")
+    const rows = variants.map((v) => {
+      const s = summarize(walls.get(v.id) ?? [])
+      return [v.label, String(s.n), fmtMs(s.median), fmtMs(s.min), fmtMs(s.max), fmtRatio(s.median / floor)]
+    })
+    const loaderMs = prof?.inclusiveByModule.filter((r) => r.key.startsWith("node:internal/modules/")).reduce(
+      (m, r) => Math.max(m, r.ms),
+      0
+    )
+    const body = [
+      table(["command", "runs", "median", "min", "max", "÷ floor"], rows),
+      "",
+      `Each a fresh \`node\` process, ${rounds} rounds in shuffled order, wall time from spawn to exit, against the ` +
+      "reference platform (`serveReferencePlatform`, its own process) and its ready demo session. The floor fetches " +
+      "with the access the harness resolved once. \"Empty cache\" = a fresh `MAINSEQUENCE_CONFIG_DIR` per run.",
+      "",
+      bundle === undefined
+        ? "(No bundle measured.)"
+        : `The CLI loads ${modules ?? "?"} modules (esbuild's count of its import graph); bundled by esbuild into ` +
+          `one ${fmtBytes(bundle.bytes)} file in ${fmtMs(bundle.buildMs)}.`,
+      ...(prof === undefined ? [] : [
+        "",
+        `CPU profile of one CLI run (access cached): ${fmtMs(prof.busyMs)} on the main thread; ` +
+        `${fmtMs(loaderMs ?? NaN)} of it under the ES module loader (node:internal/modules/*).`,
+        "",
+        table(
+          ["module (inclusive)", "time", "share of busy"],
+          prof.inclusiveByModule.slice(0, 10).map((r) => [
+            r.key,
+            fmtMs(r.ms),
+            `${(100 * r.share).toFixed(1)} %`
+          ])
+        ),
+        "",
+        table(
+          ["package (self time)", "time", "share of busy"],
+          prof.selfByPackage.slice(0, 10).map((r) => [
+            r.key,
+            fmtMs(r.ms),
+            `${(100 * r.share).toFixed(1)} %`
+          ])
+        )
+      ])
+    ].join("\n")
+    const ratio = med("cli-warm") / floor
+    const bundled = bundle === undefined ? NaN : med("bundle-warm") / floor
+    return {
+      id: "cli",
+      title,
+      body,
+      data: { walls: Object.fromEntries(walls), modules, bundle, profile: prof },
+      targets: [{
+        target: "CLI cold start ≤ 2.5× `node -e fetch` floor",
+        met: ratio <= 2.5,
+        detail: `${fmtRatio(ratio)} (cached access; empty cache ${fmtRatio(med("cli-cold") / floor)}; bundled ${
+          fmtRatio(bundled)
+        })`
+      }]
+    }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true })
+    await ref.stop()
+  }
+}
