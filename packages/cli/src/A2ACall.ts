@@ -46,10 +46,16 @@ export interface CallOptions {
 }
 
 const reportInterruption = (messageId: Option.Option<string>) =>
-  Effect.zipRight(
-    printErrorLine("Interrupted: the call was stopped; a message already sent is not sent again"),
-    Option.match(messageId, { onNone: () => Effect.void, onSome: (id) => printErrorLine(messageIdLine(id)) })
-  )
+  Option.match(messageId, {
+    onNone: () => printErrorLine("Interrupted: the call was stopped"),
+    onSome: (id) =>
+      Effect.zipRight(
+        printErrorLine(
+          "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again"
+        ),
+        printErrorLine(messageIdLine(id))
+      )
+  })
 
 /**
  * Runs `f` with the client.

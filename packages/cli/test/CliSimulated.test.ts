@@ -160,10 +160,23 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
         if (given !== undefined) expect(messageId).toBe(given)
         expect(captured.stdout).toBe("")
         expect(captured.stderr).toBe(
-          "Interrupted: the call was stopped; a message already sent is not sent again\n" +
+          "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again\n" +
             `A2A message id for request retry: ${messageId}\n`
         )
       }
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("an interrupted task call (no message) says only that it was stopped", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const captured: Captured = { stdout: "", stderr: "" }
+      const args = ["agent", "session", "a2a", "task", "get", cold.sessionUid, "task-1"]
+      const fiber = yield* Effect.fork(runCliSimulated(args, { configDir, captured }))
+      yield* awaitRoute("resolve-runtime-access")
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      expect(captured.stdout).toBe("")
+      expect(captured.stderr.split("\n").filter((line) => line !== "").at(-1)).toBe("Interrupted: the call was stopped")
     }).pipe(Effect.provide(platformLayer)))
 
   it.scoped("a failed send prints one line and the message id line", () =>
