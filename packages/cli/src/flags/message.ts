@@ -5,6 +5,7 @@
  * @since 0.1.0
  */
 import * as FileSystem from "@effect/platform/FileSystem"
+import type * as PlatformError from "@effect/platform/Error"
 import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -16,6 +17,12 @@ import * as Option from "effect/Option"
 export interface MessageFlags {
   readonly message: Option.Option<string>
   readonly messageFile: Option.Option<string>
+}
+
+const readableReasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
+  NotFound: "no such file",
+  PermissionDenied: "permission denied",
+  BadResource: "not a readable file"
 }
 
 /**
@@ -46,7 +53,7 @@ export const readMessage = (
               new A2AError.A2AInputError({
                 field: "message-file",
                 reason: `cannot read ${JSON.stringify(path)} (${
-                  error._tag === "SystemError" ? error.reason : error.message
+                  error._tag === "SystemError" ? (readableReasons[error.reason] ?? error.reason) : error.message
                 })`
               })
             )
