@@ -35,17 +35,29 @@ const writeTo = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<vo
     stream.write(text, () => resume(Effect.void))
   })
 
+// A reader that goes away (`mainsequence … | head`) makes the stream emit EPIPE: there is nobody left to tell,
+// so the write just ends instead of crashing the process with a stack trace.
+const ignoreStreamErrors = (stream: NodeJS.WriteStream): void => {
+  if (stream.listenerCount("error") === 0) stream.on("error", () => undefined)
+}
+
 /**
  * The process's own stdout and stderr.
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeProcess = (): Service => ({
-  stdout: writeTo(process.stdout),
-  stderr: writeTo(process.stderr),
-  stderrIsTTY: process.stderr.isTTY === true,
-  stderrColumns: process.stderr.isTTY === true ? process.stderr.columns : undefined
+export const makeProcess = (): Service => {
+  ignoreStreamErrors(process.stdout)
+  ignoreStreamErrors(process.stderr)
+  return makeFrom(process.stdout, process.stderr)
+}
+
+const makeFrom = (stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream): Service => ({
+  stdout: writeTo(stdout),
+  stderr: writeTo(stderr),
+  stderrIsTTY: stderr.isTTY === true,
+  stderrColumns: stderr.isTTY === true ? stderr.columns : undefined
 })
 
 /**
