@@ -3,13 +3,18 @@
  * backend: through the SDK (`A2AClient` on `@mainsequence/a2a/node`) and through the built CLI.
  */
 import { A2AError, A2AProtocol, Attachment } from "@mainsequence/a2a"
+import type { SimulatedPlatform } from "@mainsequence/a2a-testing"
+import { type ReferencePlatform, serveReferencePlatform } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Redacted from "effect/Redacted"
+import * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { expect } from "vitest"
 import { assertAnswer, assertMessage, assertTask } from "../support/a2aSchema.js"
-import { type Backend, ready, startBackend, taskProfile } from "../support/backend.js"
+import { taskProfile } from "../support/backend.js"
 import { cacheFileName, captureCli, filesIn, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
 import { type OfficialServer, startOfficialServer } from "../support/officialServer.js"
 import type { Scenario, ScenarioContext } from "../support/scenario.js"
@@ -18,39 +23,79 @@ import { secrets } from "../support/secrets.js"
 import { must } from "../support/wire.js"
 
 export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
+const serviceUid = "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"
 export const agentUid = "5f1c2a9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
+
+/** Runtime tokens the simulated backend mints. */
+const simulatorRuntimeToken = /^msim-runtime-\d+-[0-9a-f]{32}$/
 
 interface OfficialStage {
   readonly official: OfficialServer
-  readonly backend: Backend
+  /** The simulated backend (reference platform) handing out the official server's rpc_url. */
+  readonly ref: ReferencePlatform
+  readonly backendUrl: string
+  readonly counters: () => Promise<SimulatedPlatform.Counters>
+  readonly backendLog: () => Promise<ReadonlyArray<SimulatedPlatform.RequestLogEntry>>
 }
 
-/** The official server accepting `runtimeOne`, a backend handing out its rpc_url (Task profile advertised). */
+/**
+ * The official A2A server behind the simulated backend (`serveReferencePlatform`, a session whose scenario
+ * names the official server as its external `rpc_url`, Task mode advertised). The official server accepts the
+ * runtime tokens the simulation mints; with `rejectFirstToken` it rotates the session's token and answers 401
+ * to the first runtime request.
+ */
 const officialStage = async (
   ctx: ScenarioContext,
-  options: { readonly rpcUrl?: (official: OfficialServer) => string; readonly tokens?: (n: number) => string } = {}
+  options: {
+    readonly rpcUrl?: (official: OfficialServer) => string
+    readonly rejectFirstToken?: boolean
+    readonly userTokensExpired?: boolean
+  } = {}
 ): Promise<OfficialStage> => {
-  const official = await startOfficialServer({ tokens: [secrets.runtimeOne], slowTaskMs: 400 })
-  ctx.defer(() => official.close())
-  ctx.watch(official.requests)
-  const backend = await startBackend({
-    accessTokens: [secrets.userAccess],
-    refresh: {
-      refreshToken: secrets.userRefresh,
-      access: secrets.userAccessRefreshed,
-      rotatedRefresh: secrets.userRefreshRotated
+  let rotate: () => Promise<void> = () => Promise.resolve()
+  const official = await startOfficialServer({
+    tokens: [],
+    slowTaskMs: 400,
+    authorize: async (token, n) => {
+      if (!simulatorRuntimeToken.test(token)) return false
+      if (options.rejectFirstToken === true && n === 0) {
+        await rotate()
+        return false
+      }
+      return true
     }
   })
-  ctx.defer(() => backend.close())
-  const rpcUrl = options.rpcUrl?.(official) ?? official.rpcUrl()
-  backend.addSession({
-    uid: sessionUid,
-    agentUid,
-    profile: taskProfile,
-    resolve: (n) => ready(rpcUrl, options.tokens?.(n) ?? secrets.runtimeOne)
-  })
-  return { official, backend }
+  ctx.defer(() => official.close())
+  ctx.watch(official.requests)
+  const scope = Effect.runSync(Scope.make())
+  ctx.defer(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+  const ref = await Effect.runPromise(
+    serveReferencePlatform({
+      demoSessions: false,
+      sessions: [{
+        sessionUid,
+        agentUid,
+        serviceUid,
+        rpcUrl: options.rpcUrl?.(official) ?? official.rpcUrl(),
+        agent: { taskSupport: true }
+      }],
+      userAccessTokens: [Redacted.make(secrets.userAccess)],
+      refreshTokens: [Redacted.make(secrets.userRefresh)],
+      ...(options.userTokensExpired === true ? { userTokensExpired: true } : {})
+    }).pipe(Scope.extend(scope))
+  )
+  rotate = () => Effect.runPromise(Effect.asVoid(ref.platform.rotateRuntimeToken(sessionUid)))
+  return {
+    official,
+    ref,
+    backendUrl: ref.url,
+    counters: () => Effect.runPromise(ref.platform.counters),
+    backendLog: () => Effect.runPromise(ref.platform.requestLog)
+  }
 }
+
+const resolvesOf = async (stage: OfficialStage): Promise<number> =>
+  (await stage.counters()).resolveCalls[sessionUid] ?? 0
 
 type Json = Record<string, unknown>
 const parse = (bytes: Buffer): Json => JSON.parse(bytes.toString("utf8")) as Json
@@ -72,11 +117,12 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: direct Message through the official A2A v1 server (headers, body, answer kept whole)",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const run = await runSdk(
         ctx.captured,
         "direct",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) => client.sendA2AMessage(sessionUid, { message: "What can you do?" })
       )
       const answer = successOf(run)
@@ -98,7 +144,7 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
       expect(sends).toHaveLength(1)
       const sent = must(sends[0])
       expect(sent.headers).toMatchObject({
-        authorization: `Bearer ${secrets.runtimeOne}`,
+        authorization: expect.stringMatching(/^Bearer msim-runtime-\d+-[0-9a-f]{32}$/),
         "a2a-version": "1.0",
         "a2a-extensions": A2AProtocol.responseKindExtensionUri,
         accept: "application/a2a+json"
@@ -115,17 +161,18 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
         configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
       })
       expect(sent.path).toBe(`/runtimes/${"7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"}/api/a2a/v1/message:send`)
-      expect(backend.resolves(sessionUid)).toBe(1)
+      expect(await resolvesOf(stage)).toBe(1)
     }
   },
   {
     name: "SDK: strict dictionary reaches the official server (application/json, output-contract metadata)",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const run = await runSdk(
         ctx.captured,
         "strict",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) =>
           client.sendA2AMessage(sessionUid, {
             message: "Return a JSON dictionary with keys ok and answer.",
@@ -156,14 +203,14 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: attachments arrive byte-identical through the official server's parser",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
       const pdf = Buffer.concat([Buffer.from("%PDF-1.4\n"), Crypto.randomBytes(10_000)])
       const png = Crypto.randomBytes(1024 * 1024 + 7)
       const sha = (b: Buffer) => Crypto.createHash("sha256").update(b).digest("hex")
       const run = await runSdk(
         ctx.captured,
         "attachments",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) =>
           Effect.gen(function*() {
             const a = yield* Attachment.fromBytes("report.pdf", pdf)
@@ -181,11 +228,12 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: a caller's message id is trimmed and sent as message.messageId",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const run = await runSdk(
         ctx.captured,
         "message-id",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) => client.sendA2AMessage(sessionUid, { message: "hi", messageId: "  client.id:42-x_y  " })
       )
       successOf(run)
@@ -195,11 +243,12 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: Task mode — send (with Agent discovery), get",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const run = await runSdk(
         ctx.captured,
         "task",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) =>
           Effect.gen(function*() {
             const task = yield* client.sendA2AMessage(sessionUid, { message: "complete", responseKind: "task" })
@@ -217,7 +266,7 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
       expect(got.status.state).toBe("TASK_STATE_COMPLETED")
       const body = parse(must(official.sends()[0]).body)
       expect(body["configuration"]).toEqual({ acceptedOutputModes: ["text/plain"], responseKind: "task" })
-      const discovery = backend.requests.filter((r) => r.method === "GET").map((r) => r.path)
+      const discovery = (await stage.backendLog()).filter((r) => r.method === "GET").map((r) => r.path)
       expect(discovery).toEqual([`/api/v1/agent-sessions/${sessionUid}/`, `/api/v1/agents/${agentUid}/`])
       expect(official.requests.filter((r) => r.method === "GET").map((r) => r.path)).toEqual([
         `/runtimes/7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f/api/a2a/v1/tasks/${encodeURIComponent(task.id)}`
@@ -227,8 +276,8 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: Task mode — failed and input-required Tasks are returned as Tasks (agentProfile given, no discovery)",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
-      const run = await runSdk(ctx.captured, "task-states", { backendUrl: backend.origin }, (client) =>
+      const stage = await officialStage(ctx)
+      const run = await runSdk(ctx.captured, "task-states", { backendUrl: stage.backendUrl }, (client) =>
         Effect.all([
           client.sendA2AMessage(sessionUid, { message: "fail", responseKind: "task", agentProfile: taskProfile }),
           client.sendA2AMessage(sessionUid, { message: "input", responseKind: "task", agentProfile: taskProfile })
@@ -239,17 +288,18 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
       expect(failed.status.state).toBe("TASK_STATE_FAILED")
       expect(input.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
       expect(A2AProtocol.isInterrupted(input)).toBe(true)
-      expect(backend.requests.filter((r) => r.method === "GET")).toEqual([])
+      expect((await stage.counters()).discoveryCalls).toBe(0)
     }
   },
   {
     name: "SDK: Task mode — wait follows a WORKING Task until it completes",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const run = await runSdk(
         ctx.captured,
         "wait",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) =>
           Effect.gen(function*() {
             const task = yield* client.sendA2AMessage(sessionUid, { message: "working", responseKind: "task" })
@@ -267,11 +317,11 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: Task mode — cancel a WORKING Task; canceling a finished one is TASK_NOT_CANCELABLE",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
       const run = await runSdk(
         ctx.captured,
         "cancel",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) =>
           Effect.gen(function*() {
             const task = yield* client.sendA2AMessage(sessionUid, { message: "cancelable", responseKind: "task" })
@@ -297,8 +347,8 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: TASK_NOT_FOUND on get, wait and cancel (google.rpc.Status 404, charset media type)",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
-      const run = await runSdk(ctx.captured, "not-found", { backendUrl: backend.origin }, (client) =>
+      const stage = await officialStage(ctx)
+      const run = await runSdk(ctx.captured, "not-found", { backendUrl: stage.backendUrl }, (client) =>
         Effect.all([
           Effect.flip(client.getA2ATask(sessionUid, "no-such-task")),
           Effect.flip(client.waitForA2ATask(sessionUid, "no-such-task", { timeout: 5 })),
@@ -315,8 +365,8 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: HTML 404 pages from unknown routes are a clear A2ARequestError (never TaskNotFound)",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx, { rpcUrl: (o) => o.unmountedRpcUrl })
-      const run = await runSdk(ctx.captured, "html-404", { backendUrl: backend.origin }, (client) =>
+      const stage = await officialStage(ctx, { rpcUrl: (o) => o.unmountedRpcUrl })
+      const run = await runSdk(ctx.captured, "html-404", { backendUrl: stage.backendUrl }, (client) =>
         Effect.all([
           Effect.flip(client.sendA2AMessage(sessionUid, { message: "hello" })),
           Effect.flip(client.getA2ATask(sessionUid, "task-1"))
@@ -333,11 +383,11 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: a Task answer to a Message request is a response-kind mismatch",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
       const run = await runSdk(
         ctx.captured,
         "kind-mismatch",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) => Effect.flip(client.sendA2AMessage(sessionUid, { message: "task-anyway" }))
       )
       const error = successOf(run)
@@ -348,11 +398,11 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: an answer for another contextId is refused with a clear message",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
       const run = await runSdk(
         ctx.captured,
         "wrong-context",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) => Effect.flip(client.sendA2AMessage(sessionUid, { message: "wrong-context" }))
       )
       const error = successOf(run)
@@ -363,44 +413,39 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
   {
     name: "SDK: a runtime 401 drops the access, resolves again and resends the identical bytes once",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx, {
-        tokens: (n) => n === 0 ? secrets.runtimeStale : secrets.runtimeOne
-      })
+      const stage = await officialStage(ctx, { rejectFirstToken: true })
+      const { official } = stage
       const run = await runSdk(
         ctx.captured,
         "runtime-401",
-        { backendUrl: backend.origin },
+        { backendUrl: stage.backendUrl },
         (client) => client.sendA2AMessage(sessionUid, { message: "again" })
       )
       assertAnswer(successOf(run))
       const sends = official.sends()
       expect(sends).toHaveLength(2)
       expect(must(sends[1]).body.equals(must(sends[0]).body)).toBe(true)
-      expect(sends.map((s) => s.headers["authorization"])).toEqual([
-        `Bearer ${secrets.runtimeStale}`,
-        `Bearer ${secrets.runtimeOne}`
-      ])
-      expect(backend.resolves(sessionUid)).toBe(2)
+      const [first, second] = sends.map((s) => s.headers["authorization"])
+      expect(first).not.toBe(second)
+      expect((await stage.counters()).runtimeTokensIssued).toBe(2)
+      expect(await resolvesOf(stage)).toBe(2)
     }
   },
   {
     name: "SDK: a backend 401 refreshes the user token once",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
-      backend.revoke(secrets.userAccess)
+      const stage = await officialStage(ctx, { userTokensExpired: true })
       const run = await runSdk(
         ctx.captured,
         "user-refresh",
-        { backendUrl: backend.origin, refreshToken: secrets.userRefresh },
+        { backendUrl: stage.backendUrl, refreshToken: secrets.userRefresh },
         (client) => client.sendA2AMessage(sessionUid, { message: "hello" })
       )
       assertAnswer(successOf(run))
-      expect(backend.refreshes()).toBe(1)
-      const resolves = backend.requests.filter((r) => r.path.endsWith("/resolve-runtime-access/"))
-      expect(resolves.map((r) => r.headers["authorization"])).toEqual([
-        `Bearer ${secrets.userAccess}`,
-        `Bearer ${secrets.userAccessRefreshed}`
-      ])
+      expect((await stage.counters()).refreshes).toBe(1)
+      const resolves = (await stage.backendLog()).filter((r) => r.path.endsWith("/resolve-runtime-access/"))
+      expect(resolves).toHaveLength(2)
+      expect(resolves[0]?.tokenLabel).not.toBe(resolves[1]?.tokenLabel)
     }
   }
 ]
@@ -421,10 +466,14 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
   {
     name: "CLI: send prints the official server's Message as JSON; the cache file is 0600 JSON",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const configDir = makeConfigDir()
       ctx.defer(() => Fs.rmSync(configDir, { recursive: true, force: true }))
-      const first = await runCli([...send, "--message", "What can you do?"], { backendUrl: backend.origin, configDir })
+      const first = await runCli([...send, "--message", "What can you do?"], {
+        backendUrl: stage.backendUrl,
+        configDir
+      })
       captureCli(ctx.captured, "cli-send", first)
       expect(first.stderr).toBe("")
       expect(first.code).toBe(0)
@@ -433,13 +482,13 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
       expect(message).toMatchObject({ role: "ROLE_AGENT", contextId: sessionUid })
       // second run reuses the cached access: one resolve in all
       const second = await runCli([...send, "--message", "again", "--output", "text"], {
-        backendUrl: backend.origin,
+        backendUrl: stage.backendUrl,
         configDir
       })
       captureCli(ctx.captured, "cli-send-2", second)
       expect(second.code).toBe(0)
       expect(second.stdout).toContain("echo: again")
-      expect(backend.resolves(sessionUid)).toBe(1)
+      expect(await resolvesOf(stage)).toBe(1)
       expect(official.sends()).toHaveLength(2)
       const cache = filesIn(configDir).find((f) => Path.basename(f.path) === cacheFileName)
       expect(cache, "the cache file").toBeDefined()
@@ -450,7 +499,8 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
   {
     name: "CLI: --strict-dictionary, --file/--media-type and --message-id reach the official server",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx)
+      const stage = await officialStage(ctx)
+      const { official } = stage
       const dir = makeConfigDir()
       ctx.defer(() => Fs.rmSync(dir, { recursive: true, force: true }))
       const pdf = Path.join(dir, "report.pdf")
@@ -474,7 +524,7 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
         "text/csv",
         "--message-id",
         "cli-msg-1"
-      ], { backendUrl: backend.origin })
+      ], { backendUrl: stage.backendUrl })
       captureCli(ctx.captured, "cli-options", result)
       expect(result.stderr).toBe("")
       expect(result.code).toBe(0)
@@ -501,8 +551,8 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
   {
     name: "CLI: --response-kind task, then task get, wait and cancel",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
-      const opts = { backendUrl: backend.origin }
+      const stage = await officialStage(ctx)
+      const opts = { backendUrl: stage.backendUrl }
       const created = await runCli([...send, "--message", "working", "--response-kind", "task"], opts)
       captureCli(ctx.captured, "cli-task", created)
       expect(created.code, created.stderr).toBe(0)
@@ -527,8 +577,8 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
   {
     name: "CLI: TASK_NOT_FOUND and TASK_NOT_CANCELABLE are one-line failures, exit 1",
     run: async (ctx) => {
-      const { backend } = await officialStage(ctx)
-      const opts = { backendUrl: backend.origin }
+      const stage = await officialStage(ctx)
+      const opts = { backendUrl: stage.backendUrl }
       const missing = await runCli(task("get", "no-such-task"), opts)
       captureCli(ctx.captured, "cli-not-found", missing)
       expect(missing.code).toBe(1)
@@ -547,8 +597,9 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
   {
     name: "CLI: an HTML 404 page is a one-line failure with the message id",
     run: async (ctx) => {
-      const { backend, official } = await officialStage(ctx, { rpcUrl: (o) => o.unmountedRpcUrl })
-      const result = await runCli([...send, "--message", "hello"], { backendUrl: backend.origin })
+      const stage = await officialStage(ctx, { rpcUrl: (o) => o.unmountedRpcUrl })
+      const { official } = stage
+      const result = await runCli([...send, "--message", "hello"], { backendUrl: stage.backendUrl })
       captureCli(ctx.captured, "cli-html-404", result)
       expect(result.code).toBe(1)
       expect(result.stderr).not.toMatch(/<html|<!DOCTYPE|\s+at /i)

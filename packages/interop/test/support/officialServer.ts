@@ -66,6 +66,11 @@ const agentMessage = (contextId: string, parts: ReadonlyArray<JsonObject>, taskI
 export interface OfficialServerOptions {
   /** Runtime bearer tokens accepted (mutable through `acceptTokens`). */
   readonly tokens: ReadonlyArray<string>
+  /**
+   * Decides instead of `tokens` when given: whether the n-th runtime request (from 0) with this bearer token
+   * is accepted (e.g. tokens minted by the simulated backend; reject the first one after rotating it).
+   */
+  readonly authorize?: (token: string, n: number) => boolean | Promise<boolean>
   /** How long a `working` Task takes to complete on its own. */
   readonly slowTaskMs?: number
 }
@@ -303,10 +308,12 @@ export const startOfficialServer = async (options: OfficialServerOptions): Promi
     })
   })
   // Runtime bearer check.
-  app.use("/runtimes/:service/api/a2a/v1", (req, res, next) => {
+  let authorized = 0
+  app.use("/runtimes/:service/api/a2a/v1", async (req, res, next) => {
     const auth = req.header("authorization") ?? ""
     const token = auth.startsWith("Bearer ") ? auth.slice("Bearer ".length) : ""
-    if (!tokens.has(token)) {
+    const ok = options.authorize === undefined ? tokens.has(token) : await options.authorize(token, authorized++)
+    if (!ok) {
       res.status(401).type("application/a2a+json").send(JSON.stringify({
         error: {
           code: 401,
