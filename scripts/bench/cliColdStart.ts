@@ -260,7 +260,9 @@ export const cliColdStart = async (ctx: BenchContext): Promise<Section> => {
     const body = [
       table(["command", "runs", "median", "min", "max", "÷ floor"], rows),
       "",
-      `Each a fresh \`node\` process, ${rounds} rounds in shuffled order, wall time from spawn to exit, against the ` +
+      `Each a fresh \`node\` process, ${
+        Math.max(rounds, 1)
+      } round(s) in shuffled order, wall time from spawn to exit, against the ` +
       "reference platform (`serveReferencePlatform`, its own process) and its ready demo session. The floor fetches " +
       "with the access the harness resolved once. \"Empty cache\" = a fresh `MAINSEQUENCE_CONFIG_DIR` per run.",
       "",

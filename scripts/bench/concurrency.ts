@@ -88,7 +88,11 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     )
   }
   const results: Array<{ scenario: Scenario; result: ConcurrencyResult }> = []
-  for (const scenario of scenarios) {
+  // Short mode: one floor row and the two cold kinds over several sessions (each row is a process).
+  const chosen = ctx.short
+    ? scenarios.filter((s) => s.client === "floor" ? s.sessions === 1 : !s.warm && s.sessions > 1)
+    : scenarios
+  for (const scenario of chosen) {
     ctx.log(`concurrency: ${scenario.label}, ${sends} sends over ${scenario.sessions} session(s)`)
     const args: ConcurrencyArgs = {
       baseUrl: ctx.server.baseUrl,

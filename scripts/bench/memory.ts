@@ -8,10 +8,10 @@ import { table } from "./lib/table.js"
 import type { SteadyMemoryArgs, SteadyMemoryResult } from "./tasks/steadyMemory.js"
 
 export const memory = async (ctx: BenchContext): Promise<Section> => {
-  const checkpoints = ctx.short ? [200, 500, 1000] : [1_000, 10_000, 50_000, 100_000]
-  const [lo, hi] = ctx.short ? [500, 1000] : [10_000, 100_000]
+  const checkpoints = ctx.short ? [100, 300] : [1_000, 10_000, 50_000, 100_000]
+  const [lo, hi] = ctx.short ? [100, 300] : [10_000, 100_000]
   const parallel = 8
-  const clients: Array<"floor" | "ours"> = ctx.sdkAvailable ? ["floor", "ours"] : ["floor"]
+  const clients: Array<"floor" | "ours"> = !ctx.sdkAvailable ? ["floor"] : ctx.short ? ["ours"] : ["floor", "ours"]
   const results: Array<SteadyMemoryResult> = []
   for (const client of clients) {
     ctx.log(`memory: ${client}, ${checkpoints[checkpoints.length - 1]} sends, ${parallel} in flight`)

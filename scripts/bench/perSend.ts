@@ -11,7 +11,7 @@ import type { SideName } from "./sides/index.js"
 import type { PerSendResult } from "./tasks/perSend.js"
 
 const params = (short: boolean) =>
-  short ? { warmup: 40, rounds: 3, block: 20 } : { warmup: 2000, rounds: 60, block: 100 }
+  short ? { warmup: 20, rounds: 2, block: 10 } : { warmup: 2000, rounds: 60, block: 100 }
 
 const runSides = (ctx: BenchContext, sides: ReadonlyArray<SideName>) => {
   const p = params(ctx.short)
@@ -40,7 +40,7 @@ const rowsOf = (result: PerSendResult) => {
 export const perSend = async (ctx: BenchContext): Promise<Section> => {
   const sides: Array<SideName> = ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"]
   const result = await runSides(ctx, sides)
-  const diag = ctx.sdkAvailable
+  const diag = ctx.sdkAvailable && !ctx.short
     ? await runSides(ctx, ["floor", "effect-http", "effect-http-notracer", "ours", "ours-notracer"])
     : undefined
   const p = params(ctx.short)

@@ -1,12 +1,10 @@
 /**
- * Task (own process): the full default budget (905 s) played on the simulated clock. A session of
- * `@mainsequence/a2a-testing`'s simulated platform stays transient (`waking`, `retry_after_ms`) for ever;
- * `sendA2AMessage` re-resolves every `retry_after_ms` until the next wait no longer fits the budget and
- * fails with `AgentRuntimeNotReadyError`. One `TestClock.adjust("905 seconds")` drives it all.
- *
- * `fastYield`: the same, with the TestClock's "are all fibers suspended?" probe yielding with
- * `setImmediate` instead of `setTimeout(0)` (a bench-only patch of the TestClock instance; Node clamps
- * `setTimeout(0)` to 1 ms and TestClock probes several times per scheduled wake-up).
+ * Task (own process): a whole budget played on the simulated clock. A session of `@mainsequence/a2a-testing`'s
+ * simulated platform stays transient (`waking`, `retry_after_ms`) for ever; `sendA2AMessage` re-resolves
+ * every `retry_after_ms` until the next wait no longer fits the budget and fails with
+ * `AgentRuntimeNotReadyError`. One `TestClock.adjust(budget)` drives it all. Reports wall time and the
+ * process CPU time over the same span (wall − CPU ≈ time spent idle, e.g. in TestClock's `setTimeout(0)`
+ * suspension probes).
  */
 import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
@@ -20,11 +18,13 @@ import * as TestContext from "effect/TestContext"
 export interface SimulatedTimeArgs {
   readonly runs: number
   readonly retryAfterMs: number
-  readonly fastYield: boolean
+  /** The call's timeout; undefined = the default [5, 900] (905 s). */
+  readonly timeoutSeconds: number | undefined
 }
 
 export interface SimulatedTimeRun {
   readonly wallMs: number
+  readonly cpuMs: number
   readonly error: string
   readonly resolves: number
   readonly simulatedMs: number
@@ -35,11 +35,6 @@ export interface SimulatedTimeResult {
 }
 
 const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
-
-const fastYieldTimer = Effect.async<unknown>((resume) => {
-  const t = setImmediate(() => resume(Effect.void))
-  return Effect.sync(() => clearImmediate(t))
-})
 
 const once = (args: SimulatedTimeArgs) => {
   const layer = A2AClient.layer({
@@ -59,28 +54,36 @@ const once = (args: SimulatedTimeArgs) => {
     )),
     Layer.orDie
   )
+  const budgetSeconds = args.timeoutSeconds ?? 905
   return Effect.gen(function*() {
-    if (args.fastYield) {
-      const clock = yield* TestClock.testClock()
-      Object.assign(clock, { yieldTimer: fastYieldTimer })
-    }
     const a2a = yield* A2AClient.A2AClient
     const platform = yield* SimulatedPlatform.SimulatedPlatform
     const started = yield* Deferred.make<boolean>()
     const t0 = performance.now()
+    const cpu0 = process.cpuUsage()
     const fiber = yield* Effect.fork(
       Effect.zipRight(
         Deferred.succeed(started, true),
-        Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+        Effect.flip(a2a.sendA2AMessage(sessionUid, {
+          message: "hi",
+          ...(args.timeoutSeconds === undefined ? {} : { timeout: args.timeoutSeconds })
+        }))
       )
     )
     yield* Deferred.await(started)
-    yield* TestClock.adjust("905 seconds")
+    yield* TestClock.adjust(`${budgetSeconds} seconds`)
     const error = yield* Fiber.join(fiber)
     const wallMs = performance.now() - t0
+    const cpu = process.cpuUsage(cpu0)
     const counters = yield* platform.counters
     const simulatedMs = yield* TestClock.currentTimeMillis
-    return { wallMs, error: error._tag, resolves: counters.resolveCalls[sessionUid] ?? 0, simulatedMs }
+    return {
+      wallMs,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      error: error._tag,
+      resolves: counters.resolveCalls[sessionUid] ?? 0,
+      simulatedMs
+    }
   }).pipe(Effect.provide(layer), Effect.provide(TestContext.TestContext))
 }
 
