@@ -392,6 +392,22 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(run.stderr).not.toMatch(/^\s+at /m)
     }), 60_000)
 
+  it.scopedLive("a reader that closes stdout early (… | head) gets no stack trace", () =>
+    Effect.gen(function*() {
+      const { env } = yield* servePlatform()
+      const dir = configDir()
+      const messageFile = Path.join(dir, "long.txt")
+      Fs.writeFileSync(messageFile, "a".repeat(2_000_000))
+      const run = yield* runCliProcess(send(demoSessionUids.ready, "--message-file", messageFile), {
+        configDir: dir,
+        env,
+        onSpawn: (child) => child.stdout?.once("data", () => child.stdout?.destroy())
+      })
+      Fs.rmSync(messageFile)
+      expect(run.code).toBe(0)
+      expect(run.stderr).toBe("")
+    }), 60_000)
+
   it.scopedLive("Task mode: send --response-kind task, then task get, wait and cancel", () =>
     Effect.gen(function*() {
       const { env } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
