@@ -1,0 +1,83 @@
+import * as HelpDoc from "@effect/cli/HelpDoc"
+import * as ValidationError from "@effect/cli/ValidationError"
+import { describe, expect, it } from "@effect/vitest"
+import { A2AError } from "@mainsequence/a2a"
+import * as ConfigError from "effect/ConfigError"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
+import { ExitCode, report } from "../src/Failure.js"
+import { Output } from "../src/Output.js"
+
+const capture = <A, E>(exit: Exit.Exit<A, E>) =>
+  Effect.gen(function*() {
+    let stderr = ""
+    let stdout = ""
+    const code = yield* report(exit).pipe(
+      Effect.provide(Layer.succeed(Output, {
+        stdout: (text) => Effect.sync(() => void (stdout += text)),
+        stderr: (text) => Effect.sync(() => void (stderr += text)),
+        stderrIsTTY: false,
+        stderrColumns: undefined
+      }))
+    )
+    return { code, stderr, stdout }
+  })
+
+describe("Failure", () => {
+  it.effect("success: exit 0, nothing printed", () =>
+    Effect.gen(function*() {
+      expect(yield* capture(Exit.succeed(undefined))).toEqual({ code: ExitCode.success, stderr: "", stdout: "" })
+    }))
+
+  it.effect("an SDK error: its message, then the message id line when it carries one", () =>
+    Effect.gen(function*() {
+      const error = new A2AError.ServerError({
+        agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+        messageId: "msg-1",
+        method: "POST",
+        url: "http://x/api/a2a/v1/message:send",
+        status: 502,
+        origin: "runtime",
+        detail: "Bad gateway\n<html>"
+      })
+      const result = yield* capture(Exit.fail(error))
+      expect(result.code).toBe(ExitCode.failure)
+      const lines = result.stderr.split("\n")
+      expect(lines).toEqual([expect.stringContaining("answered 502"), "A2A message id for request retry: msg-1", ""])
+    }))
+
+  it.effect("a usage error: one line, exit 2", () =>
+    Effect.gen(function*() {
+      const error = ValidationError.invalidValue(HelpDoc.p("Received unknown argument: '--bogus'"))
+      expect(yield* capture(Exit.fail(error))).toEqual({
+        code: ExitCode.usage,
+        stderr: "Received unknown argument: '--bogus'\n",
+        stdout: ""
+      })
+    }))
+
+  it.effect("a ConfigError names the variable", () =>
+    Effect.gen(function*() {
+      const result = yield* capture(Exit.fail(ConfigError.MissingData(["MAINSEQUENCE_ENDPOINT"], "Expected it")))
+      expect(result).toEqual({
+        code: ExitCode.failure,
+        stderr: "Missing configuration: MAINSEQUENCE_ENDPOINT is not set in the environment\n",
+        stdout: ""
+      })
+    }))
+
+  it.effect("a defect: one line, no stack trace, exit 1", () =>
+    Effect.gen(function*() {
+      const result = yield* capture(Exit.die(new Error("boom\n    at somewhere (file.js:1:1)")))
+      expect(result.code).toBe(ExitCode.failure)
+      expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1)
+      expect(result.stderr).toMatch(/^Unexpected error: boom/)
+    }))
+
+  it.effect("an interruption: exit 130", () =>
+    Effect.gen(function*() {
+      const result = yield* capture(Exit.interrupt(Effect.runSync(Effect.fiberId)))
+      expect(result).toEqual({ code: ExitCode.interrupted, stderr: "", stdout: "" })
+    }))
+})
