@@ -323,14 +323,18 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
 
   it.scopedLive("--timeout cuts a trickled answer over real sockets", () =>
     Effect.gen(function*() {
-      const { env } = yield* servePlatform()
+      const { env, platform } = yield* servePlatform()
       const dir = configDir()
-      // The trickling Agent sends its answer in 5 pieces, 400 ms apart (~1.6 s).
+      // The trickling Agent sends its answer in 5 pieces, 400 ms apart: the body takes 1.6 s after the head.
+      const lastSendAt = Effect.map(platform.requestLog, (log) =>
+        log.filter((entry) => entry.route === "message-send").at(-1)?.atMs ?? Number.NaN)
       const full = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "all of it"), {
         configDir: dir,
         env
       })
       expect(full.code).toBe(0)
+      expect(full.endedAtMs - (yield* lastSendAt)).toBeGreaterThanOrEqual(1500)
+
       const cut = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "cut", "--timeout", "0.7"), {
         configDir: dir,
         env
@@ -340,14 +344,16 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(lines).toHaveLength(2)
       expect(lines[0]).toMatch(/0\.7 s budget ran out during read-response; the message may already have reached/)
       expect(lines[1]).toMatch(retryLine)
-      // The cut run ended well before the full answer would have arrived.
-      expect(full.ms - cut.ms).toBeGreaterThan(500)
+      // The process ended before the rest of the answer could have arrived (the budget started even earlier).
+      expect(cut.endedAtMs - (yield* lastSendAt)).toBeLessThan(1500)
+
       const pair = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "pair", "--timeout", "0.3,0.5"), {
         configDir: dir,
         env
       })
       expect(pair.code).toBe(1)
       expect(linesOf(pair.stderr)[0]).toMatch(/0\.8 s budget ran out during read-response/)
+      expect(pair.endedAtMs - (yield* lastSendAt)).toBeLessThan(1500)
     }), 60_000)
 
   it.scopedLive("a cold runtime: plain progress lines on stderr, the answer on stdout", () =>

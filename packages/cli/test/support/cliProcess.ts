@@ -30,6 +30,8 @@ export interface CliRun {
   readonly stderr: string
   /** from spawn to exit */
   readonly ms: number
+  /** wall-clock epoch millis when the process ended (the reference platform logs the same clock) */
+  readonly endedAtMs: number
 }
 
 export interface CliProcessOptions {
@@ -65,7 +67,7 @@ export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOp
     child.on("close", (code, signal) => {
       clearTimeout(killer)
       allOutput.push(stdout, stderr)
-      resume(Effect.succeed({ code, signal, stdout, stderr, ms: performance.now() - started }))
+      resume(Effect.succeed({ code, signal, stdout, stderr, ms: performance.now() - started, endedAtMs: Date.now() }))
     })
     options.onSpawn?.(child)
     return Effect.sync(() => child.kill("SIGKILL"))
