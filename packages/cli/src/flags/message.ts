@@ -4,8 +4,8 @@
  *
  * @since 0.1.0
  */
-import * as FileSystem from "@effect/platform/FileSystem"
 import type * as PlatformError from "@effect/platform/Error"
+import * as FileSystem from "@effect/platform/FileSystem"
 import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
