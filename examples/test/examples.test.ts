@@ -1,0 +1,83 @@
+/**
+ * Runs the compiled examples (`dist/*.js`, built by the root `tsc -b`) against the reference platform
+ * over real HTTP, as a user would run them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import {
+  demoSessionUids,
+  demoUserAccessToken,
+  type ReferencePlatform,
+  serveReferencePlatform
+} from "@mainsequence/a2a-testing/node"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { execFile } from "node:child_process"
+import { fileURLToPath } from "node:url"
+
+interface Run {
+  readonly code: number
+  readonly stdout: string
+  readonly stderr: string
+}
+
+let scope: Scope.CloseableScope
+let reference: ReferencePlatform
+
+const runExample = (name: string, ...args: ReadonlyArray<string>) =>
+  new Promise<Run>((resolve) => {
+    const script = fileURLToPath(new URL(`../dist/${name}.js`, import.meta.url))
+    execFile(process.execPath, [script, ...args], {
+      env: {
+        ...process.env,
+        MAINSEQUENCE_ENDPOINT: reference.url,
+        MAINSEQUENCE_ACCESS_TOKEN: Redacted.value(demoUserAccessToken)
+      },
+      timeout: 20_000
+    }, (error, stdout, stderr) => {
+      const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
+      resolve({ code, stdout, stderr })
+    })
+  })
+
+beforeAll(async () => {
+  scope = Effect.runSync(Scope.make())
+  reference = await Effect.runPromise(Scope.extend(serveReferencePlatform({ port: 0 }), scope))
+})
+
+afterAll(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+
+describe("examples", () => {
+  it("effect-app prints the answer", async () => {
+    const run = await runExample("effect-app", demoSessionUids.ready, "hello")
+    expect(run).toMatchObject({ code: 0, stdout: "You said: hello\n" })
+  })
+
+  it("effect-app handles AgentRuntimeUnavailableError by tag", async () => {
+    const run = await runExample("effect-app", demoSessionUids.updateRequired, "hello")
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain("The Agent cannot take messages now")
+  })
+
+  it("opentelemetry prints the spans of one send", async () => {
+    const run = await runExample("opentelemetry", demoSessionUids.ready, "hello")
+    expect(run.code).toBe(0)
+    const names = run.stdout.split("\n").map((line) => line.trim().split(/\s+/)[0])
+    expect(names[0]).toBe("example.askAgent")
+    expect(names).toEqual(expect.arrayContaining([
+      "a2a.sendA2AMessage",
+      "a2a.buildRequestBody",
+      "a2a.resolveRuntimeAccess",
+      "a2a.sendToRuntime"
+    ]))
+    expect(run.stdout).not.toContain(Redacted.value(demoUserAccessToken))
+  })
+
+  it("promise prints the answer, and rejects with the SDK's error classes", async () => {
+    expect(await runExample("promise", demoSessionUids.ready, "hello")).toMatchObject({
+      code: 0,
+      stdout: "You said: hello\n"
+    })
+    const outdated = await runExample("promise", demoSessionUids.updateRequired, "hello")
+    expect(outdated.code).toBe(2)
+    expect(outdated.stderr).not.toBe("")
+  })
+})
