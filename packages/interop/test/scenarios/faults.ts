@@ -24,7 +24,7 @@ const uuidV4Id = /^msg-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0
  * Slack over a budget for scheduling noise. The CLI is timed from the first request the backend received
  * (after the budget started) to the process's exit, so Node's start-up is not counted against the budget.
  */
-const sdkSlackMs = 1_500
+const sdkSlackMs = 2_000
 const cliSlackMs = 2_000
 
 interface Stage {

@@ -550,6 +550,7 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
   },
   {
     name: "CLI: --response-kind task, then task get, wait and cancel",
+    timeoutMs: 60_000,
     run: async (ctx) => {
       const stage = await officialStage(ctx)
       const opts = { backendUrl: stage.backendUrl }

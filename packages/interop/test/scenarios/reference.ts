@@ -259,7 +259,7 @@ export const referenceFaults: ReadonlyArray<ReferenceFault> = [
   }
 ]
 
-const slackMs = 1_500
+const slackMs = 2_000
 
 export const referenceSdkScenarios: ReadonlyArray<Scenario> = referenceFaults.map((f) => ({
   name: `SDK fault (reference platform): ${f.name} → ${f.tag}`,
