@@ -11,7 +11,15 @@ import type { A2AStep } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
-import { type Call, enterStep, makeCall, remainingMillis, spanAttributes, withinBudget } from "./budget.js"
+import {
+  type Call,
+  enterStep,
+  makeCall,
+  remainingMillis,
+  spanAttributes,
+  timeoutError,
+  withinBudget
+} from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
 import type { Env } from "./env.js"
 import { exchange } from "./exchange.js"
@@ -88,6 +96,8 @@ export const waitForTask = (env: Env, agentSessionUid: string, taskId: string, o
         yield* enterStep(call, "wait-task")
         const remaining = yield* remainingMillis(call)
         yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(interval, remaining))))
+        // The budget is spent: end here rather than ask again at (or polling past) the deadline.
+        if ((yield* remainingMillis(call)) <= 0) return yield* timeoutError(call, "total", call.budget.totalSeconds)
         interval = Math.min(interval * waitGrowth, maxWaitMillis)
       }
     })).pipe(Effect.withSpan("a2a.waitForA2ATask"))
