@@ -42,10 +42,14 @@ import * as SimulatedPlatform from "./SimulatedPlatform.js"
  * - `ready`: answers at once ("You said: …"; a strict dictionary when asked)
  * - `coldStart`: wakes over ~3 s (checking → starting → waking), then ready
  * - `updateRequired`: terminal `update_required`; never admits
- * - `slow`: the Agent works 5 s before answering
- * - `messageLimit`: the Agent would work 120 s; the platform answers 504
- *   `MESSAGE_RESPONSE_LIMIT_EXCEEDED` at 90 s
- * - `taskJob`: advertises Task mode; a Task works 120 s (longer than the Message limit), then completes
+ * - `slow`: the Agent works 5 s before answering (half the Message limit when
+ *   that is shorter, so it still answers in time)
+ * - `messageLimit`: the Agent works a long job ({@link demoLongJobMs}: the
+ *   Message limit plus a few seconds, 120 s with the default 90 s limit), so
+ *   the platform answers 504 `MESSAGE_RESPONSE_LIMIT_EXCEEDED` at the limit
+ * - `taskJob`: advertises Task mode; its job is as long (longer than the
+ *   Message limit: a direct Message gets the 504, a Task completes after 1 s
+ *   queued + the job)
  * - `trickle`: the answer body arrives in 5 pieces, 400 ms apart
  *
  * @since 0.1.0
@@ -93,37 +97,72 @@ const demo = (
 }
 
 /**
- * The demo session scenarios (see {@link demoSessionUids}).
+ * The length of the demo sessions' long job for a Message limit: the limit
+ * plus a few seconds, `limit + max(3 s, limit / 3)` — 120 s for the default
+ * 90 s limit, 8 s for a 5 s limit, so a demo with a short limit finishes its
+ * Task in seconds.
  *
  * @since 0.1.0
  * @category demo
  */
-export const demoSessions: ReadonlyArray<SessionScenario.SessionScenarioInput> = [
-  demo(1, "Ready echo Agent", { agent: { name: "Echo" } }),
-  demo(2, "Cold start (~3 s)", {
-    access: {
-      _tag: "ColdStart",
-      phases: [
-        { state: "checking", retryAfterMs: 250, durationMs: 500, detail: "Checking the runtime." },
-        { state: "starting", retryAfterMs: 500, durationMs: 1000, detail: "Starting the runtime." },
-        { state: "waking", retryAfterMs: 750, durationMs: 1500, detail: "Loading the Agent." }
-      ]
-    },
-    agent: { name: "Sleepy echo" }
-  }),
-  demo(3, "Agent needs an update", {
-    access: { _tag: "Terminal", state: "update_required" },
-    agent: { name: "Outdated Agent" }
-  }),
-  demo(4, "Slow Agent (5 s)", { agent: { name: "Slow thinker", workMs: 5000 } }),
-  demo(5, "Agent beyond the Message limit", { agent: { name: "Marathon", workMs: 120_000 } }),
-  demo(6, "Task-capable Agent (120 s job)", {
-    agent: { name: "Job runner", taskSupport: true, workMs: 120_000 }
-  }),
-  demo(7, "Trickling Agent", {
-    agent: { name: "Trickler", behaviour: { _tag: "Answer", trickle: { chunks: 5, gapMs: 400 } } }
-  })
-]
+export const demoLongJobMs = (messageLimitSeconds: number): number => {
+  const limitMs = messageLimitSeconds * 1000
+  return Math.round(limitMs + Math.max(3000, limitMs / 3))
+}
+
+const seconds = (millis: number): string => `${Number((millis / 1000).toFixed(1))} s`
+
+/**
+ * The demo session scenarios (see {@link demoSessionUids}) for a Message
+ * limit: the `messageLimit` and `taskJob` Agents work {@link demoLongJobMs}.
+ * `serveReferencePlatform` serves the ones for its `messageLimitSeconds`.
+ *
+ * @since 0.1.0
+ * @category demo
+ */
+export const demoSessionsFor = (
+  messageLimitSeconds: number
+): ReadonlyArray<SessionScenario.SessionScenarioInput> => {
+  const longJobMs = demoLongJobMs(messageLimitSeconds)
+  const slowMs = Math.min(5000, Math.round(messageLimitSeconds * 500))
+  return [
+    demo(1, "Ready echo Agent", { agent: { name: "Echo" } }),
+    demo(2, "Cold start (~3 s)", {
+      access: {
+        _tag: "ColdStart",
+        phases: [
+          { state: "checking", retryAfterMs: 250, durationMs: 500, detail: "Checking the runtime." },
+          { state: "starting", retryAfterMs: 500, durationMs: 1000, detail: "Starting the runtime." },
+          { state: "waking", retryAfterMs: 750, durationMs: 1500, detail: "Loading the Agent." }
+        ]
+      },
+      agent: { name: "Sleepy echo" }
+    }),
+    demo(3, "Agent needs an update", {
+      access: { _tag: "Terminal", state: "update_required" },
+      agent: { name: "Outdated Agent" }
+    }),
+    demo(4, `Slow Agent (${seconds(slowMs)})`, { agent: { name: "Slow thinker", workMs: slowMs } }),
+    demo(5, `Agent beyond the Message limit (${seconds(longJobMs)} of work)`, {
+      agent: { name: "Marathon", workMs: longJobMs }
+    }),
+    demo(6, `Task-capable Agent (${seconds(longJobMs)} job)`, {
+      agent: { name: "Job runner", taskSupport: true, workMs: longJobMs }
+    }),
+    demo(7, "Trickling Agent", {
+      agent: { name: "Trickler", behaviour: { _tag: "Answer", trickle: { chunks: 5, gapMs: 400 } } }
+    })
+  ]
+}
+
+/**
+ * The demo session scenarios for the default 90 s Message limit (see
+ * {@link demoSessionsFor}).
+ *
+ * @since 0.1.0
+ * @category demo
+ */
+export const demoSessions: ReadonlyArray<SessionScenario.SessionScenarioInput> = demoSessionsFor(90)
 
 // ---------------------------------------------------------------------------
 // serving
@@ -140,7 +179,10 @@ export interface ServeOptions extends Omit<SimulatedPlatform.Options, "baseUrl" 
   readonly host?: string | undefined
   /** added after the demo sessions (a session with a demo uid replaces it) */
   readonly sessions?: ReadonlyArray<SessionScenario.SessionScenarioInput> | undefined
-  /** serve the demo sessions (default true) */
+  /**
+   * serve the demo sessions (default true); their long jobs follow
+   * `messageLimitSeconds` (see {@link demoSessionsFor})
+   */
   readonly demoSessions?: boolean | undefined
 }
 
@@ -279,7 +321,7 @@ export const serveReferencePlatform = (
       yield* SimulatedPlatform.make({
         ...platformOptions,
         baseUrl: url,
-        sessions: [...(withDemos ? demoSessions : []), ...sessions]
+        sessions: [...(withDemos ? demoSessionsFor(platformOptions.messageLimitSeconds ?? 90) : []), ...sessions]
       }),
       clock
     )

@@ -6,7 +6,14 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import { demoSessionUids, demoUserAccessToken, serveReferencePlatform } from "../src/node.js"
+import {
+  demoLongJobMs,
+  demoSessions,
+  demoSessionsFor,
+  demoSessionUids,
+  demoUserAccessToken,
+  serveReferencePlatform
+} from "../src/node.js"
 import { a2aHeaders, messageBody, scenario, SESSION } from "./support.js"
 
 const USER = Redacted.value(demoUserAccessToken)
@@ -150,5 +157,57 @@ describe("serveReferencePlatform", () => {
       expect(failed._tag).toBe("UnknownException")
       const log = yield* platform.requestLog
       expect(log.at(-1)).toMatchObject({ route: "message-send", outcome: "connection-failed" })
+    }))
+
+  it("the demo sessions' long job is the Message limit plus a few seconds", () => {
+    expect([90, 5, 4, 1].map(demoLongJobMs)).toEqual([120_000, 8000, 7000, 4000])
+    const workOf = (sessions: typeof demoSessions, uid: string) => {
+      const session = sessions.find((candidate) => candidate.sessionUid === uid)
+      return { name: session?.name, workMs: session?.agent?.workMs }
+    }
+    // the default limit keeps the 120 s job
+    expect(workOf(demoSessions, demoSessionUids.taskJob)).toEqual({
+      name: "Task-capable Agent (120 s job)",
+      workMs: 120_000
+    })
+    expect(workOf(demoSessions, demoSessionUids.slow)).toEqual({ name: "Slow Agent (5 s)", workMs: 5000 })
+    const short = demoSessionsFor(5)
+    expect(workOf(short, demoSessionUids.taskJob)).toEqual({ name: "Task-capable Agent (8 s job)", workMs: 8000 })
+    expect(workOf(short, demoSessionUids.messageLimit)).toEqual({
+      name: "Agent beyond the Message limit (8 s of work)",
+      workMs: 8000
+    })
+    // the slow Agent still answers within a short limit
+    expect(workOf(short, demoSessionUids.slow)).toEqual({ name: "Slow Agent (2.5 s)", workMs: 2500 })
+  })
+
+  it.scopedLive("a short messageLimitSeconds: the long job gets the 504 at the limit, and fits a Task", () =>
+    Effect.gen(function*() {
+      const { platform, url } = yield* serveReferencePlatform({ messageLimitSeconds: 1 })
+      const taskJob = yield* platform.session(demoSessionUids.taskJob)
+      expect(taskJob.agent.workMs).toBe(4000)
+
+      const access = yield* admittedAt(url, demoSessionUids.taskJob)
+      const startedAt = yield* Clock.currentTimeMillis
+      const limited = yield* sendAt(access.rpc_url, access.token, messageBody({ contextId: demoSessionUids.taskJob }))
+      const elapsed = (yield* Clock.currentTimeMillis) - startedAt
+      expect(limited.status).toBe(504)
+      expect(limited.json).toMatchObject({
+        error: {
+          status: "DEADLINE_EXCEEDED",
+          details: [{ reason: "MESSAGE_RESPONSE_LIMIT_EXCEEDED", metadata: { limitSeconds: "1" } }]
+        }
+      })
+      expect(elapsed).toBeGreaterThanOrEqual(950)
+      expect(elapsed).toBeLessThan(3000)
+
+      const created = yield* sendAt(
+        access.rpc_url,
+        access.token,
+        messageBody({ contextId: demoSessionUids.taskJob, responseKind: "task" })
+      )
+      expect(created.json).toMatchObject({ task: { status: { state: "TASK_STATE_SUBMITTED" } } })
+      const tasks = yield* platform.tasks
+      expect(tasks.map((task) => task.sessionUid)).toEqual([demoSessionUids.taskJob])
     }))
 })
