@@ -12,20 +12,20 @@
  * - `dispose()` closes the connections and the runtime; call it once you are done.
  *
  * @example
- * import { A2AError } from "@mainsequence/a2a"
+ * import { A2AError, A2AProtocol } from "@mainsequence/a2a"
  * import { makeA2AClient } from "@mainsequence/a2a/promise"
  *
- * const client = makeA2AClient({ backendUrl: "https://api.main-sequence.app", accessToken: "…" })
- * try {
- *   const answer = await client.sendA2AMessage("0b2701a1-e777-4cfe-8437-b94025f00069", {
- *     message: "What can you do?"
- *   })
- *   console.log(answer.parts)
- * } catch (error) {
- *   if (error instanceof A2AError.A2AMessageLimitExceededError) console.warn(error.message)
- *   else throw error
- * } finally {
- *   await client.dispose()
+ * export async function ask(agentSessionUid: string, question: string): Promise<string | undefined> {
+ *   const client = makeA2AClient({ backendUrl: "https://api.main-sequence.app", accessToken: "…" })
+ *   try {
+ *     const answer = await client.sendA2AMessage(agentSessionUid, { message: question })
+ *     return A2AProtocol.textOf(answer).join("\n")
+ *   } catch (error) {
+ *     if (error instanceof A2AError.A2AMessageLimitExceededError) return undefined // too long: use a Task
+ *     throw error
+ *   } finally {
+ *     await client.dispose()
+ *   }
  * }
  *
  * @since 0.1.0
@@ -150,15 +150,16 @@ const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): u
  * @example
  * import { makeA2AClient } from "@mainsequence/a2a/promise"
  *
- * const client = makeA2AClient() // options from the environment
- * const controller = new AbortController()
- * const task = await client.sendA2AMessage("0b2701a1-e777-4cfe-8437-b94025f00069", {
- *   message: "Summarise the quarter",
- *   responseKind: "task"
- * }, { signal: controller.signal })
- * const done = await client.waitForA2ATask("0b2701a1-e777-4cfe-8437-b94025f00069", task.id)
- * console.log(done.status.state)
- * await client.dispose()
+ * // a long job as a Task; `signal` lets the caller give up
+ * export async function runJob(agentSessionUid: string, job: string, signal?: AbortSignal) {
+ *   const client = makeA2AClient() // options from the environment
+ *   try {
+ *     const task = await client.sendA2AMessage(agentSessionUid, { message: job, responseKind: "task" }, { signal })
+ *     return await client.waitForA2ATask(agentSessionUid, task.id, { timeout: 3600, signal })
+ *   } finally {
+ *     await client.dispose()
+ *   }
+ * }
  *
  * @since 0.1.0
  * @category constructors

@@ -1,0 +1,69 @@
+import { describe, expect, it } from "@effect/vitest"
+import { demoSessionUids, demoUserAccessToken, serveReferencePlatform } from "@mainsequence/a2a-testing/node"
+import * as ConfigProvider from "effect/ConfigProvider"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as A2AClient from "../src/A2AClient.js"
+import * as Node from "../src/node.js"
+
+const onReferencePlatform = <A, E>(
+  f: (a2a: A2AClient.A2AClient, url: string) => Effect.Effect<A, E>
+) =>
+  Effect.gen(function*() {
+    const { url } = yield* serveReferencePlatform({ port: 0 })
+    const a2a = yield* Effect.provide(
+      A2AClient.A2AClient,
+      Node.layer({ backendUrl: url, accessToken: demoUserAccessToken })
+    )
+    return yield* f(a2a, url)
+  })
+
+describe("node layer over real HTTP (reference platform, real clock)", () => {
+  it.scopedLive("sends a message through undici", () =>
+    onReferencePlatform((a2a) =>
+      Effect.gen(function*() {
+        const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hello over HTTP" })
+        expect(answer.role).toBe("ROLE_AGENT")
+        expect(answer.contextId).toBe(demoSessionUids.ready)
+      })
+    ))
+
+  it.scopedLive("a trickled body with [connect, read] gaps above read fails with the read limit", () =>
+    onReferencePlatform((a2a) =>
+      Effect.gen(function*() {
+        const error = yield* Effect.flip(
+          a2a.sendA2AMessage(demoSessionUids.trickle, { message: "x", timeout: [2, 0.1] })
+        )
+        expect(error).toMatchObject({ _tag: "A2ATimeoutError", limit: "read", step: "read-response" })
+        const ok = yield* a2a.sendA2AMessage(demoSessionUids.trickle, { message: "x", timeout: [2, 1] })
+        expect(ok.role).toBe("ROLE_AGENT")
+      })
+    ))
+
+  it.scopedLive("a refused connection is an A2ATransportError without request text", () =>
+    Effect.gen(function*() {
+      const a2a = yield* Effect.provide(
+        A2AClient.A2AClient,
+        Node.layer({ backendUrl: "http://127.0.0.1:9", accessToken: demoUserAccessToken })
+      )
+      const error = yield* Effect.flip(a2a.sendA2AMessage(demoSessionUids.ready, { message: "x", timeout: [1, 1] }))
+      expect(error._tag).toBe("A2ATransportError")
+      expect(error.message).not.toContain(Redacted.value(demoUserAccessToken))
+      expect(error.message).toContain("resolve-runtime-access")
+    }))
+
+  it.scopedLive("layerConfig reads MAINSEQUENCE_* from the environment", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveReferencePlatform({ port: 0 })
+      const provider = ConfigProvider.fromMap(
+        new Map([["MAINSEQUENCE_ENDPOINT", url], ["MAINSEQUENCE_ACCESS_TOKEN", Redacted.value(demoUserAccessToken)]])
+      )
+      const a2a = yield* Effect.provide(
+        A2AClient.A2AClient,
+        Node.layerConfig().pipe(Layer.provide(Layer.setConfigProvider(provider)))
+      )
+      const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
+      expect(answer.role).toBe("ROLE_AGENT")
+    }))
+})
