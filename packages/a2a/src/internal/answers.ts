@@ -27,7 +27,12 @@ const invalid = (call: Call, answer: HttpAnswer, rule: string, reason: string): 
 
 const isNonBlankString = (u: unknown): u is string => Predicate.isString(u) && u.trim() !== ""
 
-const schemaPath = (error: ParseResult.ParseError): string => {
+/**
+ * Where a schema failed, as ` at a.b.0` (keys only, never values: they may be secrets).
+ *
+ * @internal
+ */
+export const schemaPath = (error: ParseResult.ParseError): string => {
   const path = ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.path ?? []
   return path.length === 0 ? "" : ` at ${path.map(String).join(".")}`
 }

@@ -14,8 +14,6 @@ import { type Call, enterStep, remainingMillis, spanAttributes } from "./budget.
 import type { Env } from "./env.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
 
-const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefined
-
 /**
  * Resolves until admitted; a terminal answer fails with `AgentRuntimeUnavailableError`, a next retry that
  * does not fit the budget with `AgentRuntimeNotReadyError`.
@@ -38,7 +36,7 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env
           state: decision.state,
           notice: decision.notice,
           detail: decision.detail,
-          presenceDetail: orUndefined(decision.presence?.detail)
+          presenceDetail: decision.presence?.detail ?? undefined
         })
       }
       case "Transient": {
@@ -51,7 +49,7 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env
             state: decision.state,
             retryAfterMs: decision.retryAfterMs,
             remainingMs: Math.max(0, remainingMs),
-            detail: orUndefined(decision.presence?.detail)
+            detail: decision.presence?.detail ?? undefined
           })
         }
         yield* A2AProgress.report({
@@ -60,8 +58,8 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env
           messageId: call.messageId,
           state: decision.state,
           notice: decision.notice,
-          presencePhase: orUndefined(decision.presence?.phase),
-          presenceDetail: orUndefined(decision.presence?.detail),
+          presencePhase: decision.presence?.phase ?? undefined,
+          presenceDetail: decision.presence?.detail ?? undefined,
           retryAfterMs: decision.retryAfterMs,
           attempt
         })

@@ -4,10 +4,10 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { BackendContractError } from "../A2AError.js"
 import * as RuntimeAccess from "../RuntimeAccess.js"
+import { schemaPath } from "./answers.js"
 import { type Call, enterStep, spanAttributes } from "./budget.js"
 import type { Env } from "./env.js"
 
@@ -31,10 +31,7 @@ export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess")(
         reason
       })
     const decoded = yield* Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)(answer.json).pipe(
-      Effect.mapError((error) => {
-        const path = ParseResult.ArrayFormatter.formatErrorSync(error)[0]?.path ?? []
-        return contractError(`the runtime-access answer has an unexpected shape at ${path.map(String).join(".")}`)
-      })
+      Effect.mapError((error) => contractError(`the runtime-access answer has an unexpected shape${schemaPath(error)}`))
     )
     return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
   }
