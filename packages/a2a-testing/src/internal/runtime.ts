@@ -28,7 +28,7 @@ import {
 } from "./agent.js"
 import { decodeSegment, type HandlerContext } from "./context.js"
 import { bearerOf, redactText } from "./redact.js"
-import { increment, type MutableLogEntry, type RuntimeToken, type SessionState } from "./state.js"
+import { increment, type RuntimeToken, type SessionState } from "./state.js"
 import { validateSendRequest, type Validation, type ValidSendRequest } from "./validate.js"
 import {
   A2A_CONTENT_TYPE,
@@ -194,9 +194,11 @@ const taskNotFound = (taskId: string): SimResponse =>
  * v1 schema (a self-check of the simulation: only deliberately broken
  * answers may fail it).
  */
-const recordAnswer = (entry: MutableLogEntry, kind: "send" | "task", value: unknown): void => {
+const recordAnswer = (context: HandlerContext, kind: "send" | "task", value: unknown): void => {
   const checked = kind === "send" ? A2ASchema.validateSendMessageResponse(value) : A2ASchema.validateTask(value)
-  entry.answerSchemaViolation = Either.isLeft(checked) ? checked.left.message : null
+  context.entry.answerSchemaViolation = Either.isLeft(checked)
+    ? redactText(checked.left.message, context.state.secrets)
+    : null
 }
 
 /**
@@ -243,7 +245,7 @@ const jsonAnswer = (
   value: unknown,
   trickle?: { readonly chunks: number; readonly gapMs: number } | undefined
 ): SimResponse => {
-  recordAnswer(send.context.entry, "send", value)
+  recordAnswer(send.context, "send", value)
   const bytes = encodeJson(value)
   return {
     status: 200,
@@ -480,7 +482,7 @@ const getTask = (context: HandlerContext, session: SessionState, taskId: string)
     const task = findTask(context, session, taskId)
     if (task === undefined) return taskNotFound(taskId)
     const rendered = renderTask(task, nowMs)
-    recordAnswer(context.entry, "task", rendered)
+    recordAnswer(context, "task", rendered)
     return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
   })
 
@@ -517,7 +519,7 @@ const cancelTask = (context: HandlerContext, session: SessionState, taskId: stri
     }
     task.canceledAtMs = nowMs
     const rendered = renderTask(task, nowMs)
-    recordAnswer(context.entry, "task", rendered)
+    recordAnswer(context, "task", rendered)
     return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
   })
 
