@@ -268,6 +268,12 @@ describe("send: budget", () => {
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { behaviour: { _tag: "Stall" } } })] }))))
 })
 
+const otherSessions = [1, 2, 3].map((i) => ({
+  sessionUid: `0b2701a1-e777-4cfe-8437-b94025f0000${i}`,
+  agentUid: `5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5d6${i}`,
+  serviceUid: `7bd86be3-d11a-4ad1-8fe2-9260ccdbca7${i}`
+}))
+
 describe("send: backend user token", () => {
   it.effect("a backend 401 with a refresh token refreshes once and retries the resolve", () =>
     Effect.gen(function*() {
@@ -284,6 +290,21 @@ describe("send: backend user token", () => {
       expect(log[2]?.tokenLabel).not.toBe(log[0]?.tokenLabel)
     }).pipe(Effect.provide(simulated(
       { userTokensExpired: true, sessions: [session()] },
+      { refreshToken: SimulatedPlatform.defaultRefreshToken }
+    ))))
+
+  it.effect("concurrent calls refused the same user token share one refresh (refresh tokens rotate)", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const answers = yield* Effect.all(
+        otherSessions.map((s) => a2a.sendA2AMessage(s.sessionUid, { message: "hi" })),
+        { concurrency: "unbounded" }
+      )
+      expect(answers).toHaveLength(3)
+      expect((yield* p.counters).refreshes).toBe(1)
+    }).pipe(Effect.provide(simulated(
+      { userTokensExpired: true, sessions: otherSessions },
       { refreshToken: SimulatedPlatform.defaultRefreshToken }
     ))))
 

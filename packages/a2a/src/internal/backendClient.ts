@@ -117,6 +117,8 @@ export const make = (
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
     const url = (path: string) => joinUrl(options.backendUrl.trim(), path)
 
+    const refreshLock = yield* Effect.makeSemaphore(1)
+
     const send = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
       Effect.flatMap(Ref.get(accessToken), (token) => {
         const base = method === "GET" ? HttpClientRequest.get(url(path)) : HttpClientRequest.post(url(path))
@@ -125,12 +127,15 @@ export const make = (
           HttpClientRequest.acceptJson,
           method === "POST" ? HttpClientRequest.bodyText("{}", "application/json") : (r) => r
         )
-        return exchange(client, call, step, request)
+        return Effect.map(exchange(client, call, step, request), (answer) => ({ answer, token }))
       })
 
     // One refresh of the user's access token; `false` when there is no refresh token or it was refused.
-    const refreshAccess = (call: Call, step: A2AStep) =>
+    // Concurrent calls that were refused the same token share one refresh: a rotated refresh token is
+    // single-use.
+    const refreshAccess = (call: Call, step: A2AStep, refused: Redacted.Redacted<string>) =>
       Effect.gen(function*() {
+        if ((yield* Ref.get(accessToken)) !== refused) return true
         const refresh = yield* Ref.get(refreshToken)
         if (Option.isNone(refresh)) return false
         const request = HttpClientRequest.post(url("/auth/jwt-token/token/refresh/")).pipe(
@@ -145,14 +150,17 @@ export const make = (
         const rotated = decoded.value.refresh
         if (rotated !== undefined && rotated !== null) yield* Ref.set(refreshToken, Option.some(rotated))
         return true
-      }).pipe(Effect.withSpan("a2a.refreshAccessToken", { attributes: spanAttributes(call) }))
+      }).pipe(
+        refreshLock.withPermits(1),
+        Effect.withSpan("a2a.refreshAccessToken", { attributes: spanAttributes(call) })
+      )
 
     const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
       Effect.gen(function*() {
-        let answer = yield* send(call, step, method, path)
-        if (answer.status === 401 && (yield* refreshAccess(call, step))) {
-          answer = yield* send(call, step, method, path)
-        }
+        const first = yield* send(call, step, method, path)
+        const answer = first.answer.status === 401 && (yield* refreshAccess(call, step, first.token))
+          ? (yield* send(call, step, method, path)).answer
+          : first.answer
         if (answer.status < 200 || answer.status >= 300) return yield* Effect.fail(backendError(call, answer))
         const json = jsonOf(answer)
         if (Option.isNone(json) || !Predicate.isRecord(json.value)) {
