@@ -104,4 +104,13 @@ describe("@mainsequence/a2a/promise", () => {
       if (saved !== undefined) process.env["MAINSEQUENCE_ENDPOINT"] = saved
     }
   })
+
+  it("after dispose, calls reject with an Error (a defect, not an SDK error)", async () => {
+    const disposed = makeA2AClient({ backendUrl: reference.url, accessToken: Redacted.value(demoUserAccessToken) })
+    await disposed.dispose()
+    const error = await disposed.sendA2AMessage(demoSessionUids.ready, { message: "hi" }).catch((e: unknown) => e)
+    expect(error).toBeInstanceOf(Error)
+    expect(error).not.toHaveProperty("_tag")
+    expect(String(error)).toContain("disposed")
+  })
 })
