@@ -1,10 +1,13 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Tracer from "effect/Tracer"
 import * as A2AClient from "../src/A2AClient.js"
@@ -38,7 +41,7 @@ const layer = (options: SimulatedPlatform.Options) =>
   )
 
 describe("secrets", () => {
-  it.effect("no token in any error message, error field, span or log line", () =>
+  it.effect("no token in any error message, error field, span (attributes and exit) or log line", () =>
     Effect.gen(function*() {
       const spans: Array<Tracer.Span> = []
       const logs: Array<string> = []
@@ -82,6 +85,12 @@ describe("secrets", () => {
       }
       for (const span of spans) {
         texts.push(span.name, JSON.stringify([...span.attributes.entries()]))
+        if (span.status._tag === "Ended") {
+          texts.push(
+            JSON.stringify(span.status.exit),
+            Cause.pretty(Exit.causeOption(span.status.exit).pipe(Option.getOrElse(() => Cause.empty)))
+          )
+        }
       }
       texts.push(...logs)
       expect(secrets.size).toBeGreaterThan(3)

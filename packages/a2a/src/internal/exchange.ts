@@ -4,7 +4,7 @@
  * here, carrying only the failure kind and an error code, never request text.
  */
 import type * as Headers from "@effect/platform/Headers"
-import type * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Chunk from "effect/Chunk"
@@ -16,7 +16,7 @@ import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { type Call, remainingMillis, timeoutError, timeoutWith } from "./budget.js"
+import { type Call, remainingMillis, spanAttributes, timeoutError, timeoutWith } from "./budget.js"
 import { currentConnectTimeout } from "./connectTimeout.js"
 
 /** @internal */
@@ -91,12 +91,16 @@ export const exchange = (
         ? timeoutError(call, "total", call.budget.totalSeconds)
         : timeoutError(call, "read", readSeconds))
     const execute = client.execute(request).pipe(
+      // The platform's own client span would end holding the raw request and response (headers with the
+      // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
+      Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
       Effect.catchAll((error) => transportError(call, step, request, error)),
       Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
     )
     const response = yield* connect === undefined || read === undefined
       ? execute
       : timeoutWith(execute, Duration.sum(connect, read), phaseTimeout)
+    yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
     if (step === "send-message") yield* Ref.set(call.step, "read-response")
     const chunks = yield* response.stream.pipe(
       read === undefined ? (stream) => stream : Stream.timeoutFail(() => new ReadStalled(), read),
@@ -114,7 +118,17 @@ export const exchange = (
       headers: response.headers,
       body: concat(chunks)
     }
-  })
+  }).pipe(
+    Effect.withSpan(`a2a.http ${request.method}`, {
+      kind: "client",
+      attributes: {
+        ...spanAttributes(call),
+        "a2a.step": step,
+        "http.request.method": request.method,
+        "url.full": request.url
+      }
+    })
+  )
 
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →
