@@ -140,7 +140,7 @@ export const make = (
     const client = yield* HttpClient.HttpClient
     const cache = yield* RuntimeAccessCache.RuntimeAccessCache
     const backend = yield* backendClient.make(options, client)
-    const backendUrl = options.backendUrl.trim().replace(/\/+$/, "")
+    const backendUrl = typeof options.backendUrl === "string" ? options.backendUrl.trim().replace(/\/+$/, "") : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`

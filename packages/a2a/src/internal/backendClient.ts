@@ -115,7 +115,7 @@ export const make = (
   Effect.gen(function*() {
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
-    const url = (path: string) => joinUrl(options.backendUrl.trim(), path)
+    const url = (path: string) => joinUrl(typeof options.backendUrl === "string" ? options.backendUrl.trim() : "", path)
 
     const refreshLock = yield* Effect.makeSemaphore(1)
 
