@@ -13,7 +13,9 @@ const [agentSessionUid = "", message = "What can you do?"] = process.argv.slice(
 
 /** Prints why the message got no answer and makes the process exit with 2. */
 const giveUp = (reason: string) =>
-  Console.error(reason).pipe(Effect.andThen(Effect.sync(() => void (process.exitCode = 2))))
+  Console.error(reason).pipe(Effect.andThen(Effect.sync(() => {
+    process.exitCode = 2
+  })))
 
 const program = Effect.gen(function*() {
   const client = yield* A2AClient.A2AClient
