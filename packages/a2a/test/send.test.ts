@@ -1,9 +1,13 @@
 import { describe, expect, it } from "@effect/vitest"
-import type { SessionScenario } from "@mainsequence/a2a-testing"
+import { type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import * as A2AClient from "../src/A2AClient.js"
 import { A2AProgress } from "../src/A2AProgress.js"
 import * as Attachment from "../src/Attachment.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
   client,
   failFor,
@@ -127,6 +131,29 @@ describe("send: body and headers", () => {
         Effect.flip(a2a.getA2ATask(sessionUid, "  "))
       ])
       expect(errors.map((e) => e._tag)).toEqual(Array(6).fill("A2AInputError"))
+      expect(yield* p.requestLog).toEqual([])
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+})
+
+describe("send: client options", () => {
+  it.effect("a blank backend URL or access token fails every call with A2AInputError, nothing sent", () =>
+    Effect.gen(function*() {
+      const p = yield* platform
+      for (
+        const options of [
+          { backendUrl: " ", accessToken: SimulatedPlatform.defaultUserAccessToken },
+          { backendUrl: SimulatedPlatform.defaultBaseUrl, accessToken: Redacted.make("") }
+        ]
+      ) {
+        const a2a = yield* Effect.provide(
+          A2AClient.A2AClient,
+          A2AClient.layer(options).pipe(Layer.provide(RuntimeAccessCache.layerMemory))
+        )
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+        expect(error._tag).toBe("A2AInputError")
+        const taskError = yield* Effect.flip(a2a.getA2ATask(sessionUid, "t1"))
+        expect(taskError._tag).toBe("A2AInputError")
+      }
       expect(yield* p.requestLog).toEqual([])
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })
