@@ -78,6 +78,28 @@ describe("runtime-access cache on the simulated platform", () => {
       })]
     }))))
 
+  it.effect("concurrent calls sharing a failed resolution each report their own message id", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const result = yield* runFor(
+        Effect.all(
+          ["m-a", "m-b", "m-c"].map((messageId) =>
+            Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "x", messageId, timeout: 5 }))
+          ),
+          { concurrency: "unbounded" }
+        ),
+        "1 minute"
+      )
+      expect(result.value?.map((e) => [e._tag, "messageId" in e ? e.messageId : undefined])).toEqual([
+        ["AgentRuntimeNotReadyError", "m-a"],
+        ["AgentRuntimeNotReadyError", "m-b"],
+        ["AgentRuntimeNotReadyError", "m-c"]
+      ])
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 2000, 4000])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 2000 } })]
+    }))))
+
   it.effect("a username-scoped cache serves repeated sends from one resolve", () =>
     Effect.gen(function*() {
       const a2a = yield* client
