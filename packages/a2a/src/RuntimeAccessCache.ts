@@ -160,7 +160,7 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
         return next
       }).pipe(Effect.zipRight(Deferred.done(flight, exit)))
 
-    const getOrResolve = <R>(
+    const resolveShared = <R>(
       key: string,
       resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
       options?: { readonly fresh?: boolean | undefined }
@@ -173,7 +173,7 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
             if (running !== undefined) {
               const join = Effect.flatMap(restore(Effect.exit(Deferred.await(running))), (exit) =>
                 // The leader's own budget interrupted it: this caller takes over with its own budget.
-                Exit.isInterrupted(exit) ? getOrResolve(key, resolve) : exit)
+                Exit.isInterrupted(exit) ? resolveShared(key, resolve) : exit)
               return Effect.succeed([join, map] as const)
             }
             return (options?.fresh === true ? Effect.succeedNone : get(key)).pipe(
@@ -191,6 +191,22 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
           }
         ).pipe(Effect.flatten)
       )
+
+    // A hit needs no lock: only a miss looks again under it and starts (or joins) the one resolution.
+    const getOrResolve = <R>(
+      key: string,
+      resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
+      options?: { readonly fresh?: boolean | undefined }
+    ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
+      options?.fresh === true
+        ? resolveShared(key, resolve, options)
+        : Effect.flatMap(
+          get(key),
+          Option.match({
+            onSome: Effect.succeed,
+            onNone: () => resolveShared(key, resolve, options)
+          })
+        )
 
     return RuntimeAccessCache.of({
       get,
