@@ -56,6 +56,7 @@ describe("send: body and headers", () => {
         "a2a-version": "1.0"
       })
       expect(send?.tokenLabel).toMatch(/^runtime-token#/)
+      expect(send?.headers["traceparent"]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/)
       const [resolve] = yield* resolves
       expect(resolve).toMatchObject({ method: "POST", bodyText: "{}", tokenLabel: "user-token#1" })
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))

@@ -6,11 +6,13 @@
 import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
-import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
@@ -90,7 +92,14 @@ export const exchange = (
       remaining <= 0
         ? timeoutError(call, "total", call.budget.totalSeconds)
         : timeoutError(call, "read", readSeconds))
-    const execute = client.execute(request).pipe(
+    // With the platform's client span off (below), the trace context is propagated from this exchange's span.
+    const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
+    const span = propagate ? yield* Effect.option(Effect.currentSpan) : Option.none()
+    const traced = Option.match(span, {
+      onNone: () => request,
+      onSome: (span) => HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
+    })
+    const execute = client.execute(traced).pipe(
       // The platform's own client span would end holding the raw request and response (headers with the
       // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
       Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
