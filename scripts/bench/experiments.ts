@@ -4,8 +4,8 @@
  * resolve the same effect / platform packages as the real build), and runs the per-send benchmark with
  * the floor, the unpatched copy (`base`) and every variant interleaved in one process. This is how the
  * ablations and before/after numbers in docs/BENCHMARKS.md were taken. The patches are against
- * packages/a2a/src as of the run in the doc; a patch that no longer applies is reported and its variant
- * skipped.
+ * packages/a2a/src as of the runs in the doc; a patch that no longer applies is reported and its variant
+ * skipped. `BENCH_EXP_SRC=<dir>` copies another source tree than packages/a2a/src (e.g. a snapshot).
  */
 import { spawnSync } from "node:child_process"
 import { cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs"
@@ -59,7 +59,7 @@ export const buildVariant = (spec: Spec): string | undefined => {
   const dir = join(expDir, spec.name)
   rmSync(dir, { recursive: true, force: true })
   mkdirSync(dir, { recursive: true })
-  cpSync(join(root, "packages/a2a/src"), join(dir, "src"), { recursive: true })
+  cpSync(process.env.BENCH_EXP_SRC ?? join(root, "packages/a2a/src"), join(dir, "src"), { recursive: true })
   writeFileSync(join(dir, "tsconfig.json"), tsconfig)
   for (const patch of spec.patches) {
     const file = join(patchDir, `${patch}.patch`)
