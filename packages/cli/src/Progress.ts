@@ -1,6 +1,6 @@
 /**
  * The CLI's `A2AProgress`: while a transient runtime is awaited (SPEC §1 step 3), stderr shows what the
- * platform says. On a terminal, one live status line (state, presence detail, "next check in N s"),
+ * platform says. On a terminal, one live status line (state, presence detail, "Next check in N s"),
  * rewritten in place every second and cleared at the end; otherwise one plain line per state change.
  * stdout is never touched.
  *
@@ -24,12 +24,15 @@ const secondsText = (millis: number): string => {
   return Number.isInteger(seconds) ? `${seconds} s` : `${seconds.toFixed(1)} s`
 }
 
+/** The text as a sentence: a full stop is added unless it already ends like one (the platform's texts often do). */
+const sentence = (text: string): string => /[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`
+
 const describeEvent = (event: Event): string => {
   const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).join(": ")
   const details = [event.presenceDetail, notice].filter((text): text is string =>
     Predicate.isString(text) && text.trim() !== ""
   )
-  return `Agent runtime ${event.state}${details.length === 0 ? "" : ` — ${details.join(" — ")}`}`
+  return `Agent runtime ${event.state}${details.length === 0 ? "" : ` — ${details.map(sentence).join(" ")}`}`
 }
 
 /**
@@ -39,7 +42,7 @@ const describeEvent = (event: Event): string => {
  * @category rendering
  */
 export const plainLine = (event: Event): string =>
-  `${describeEvent(event)}; next check in ${secondsText(event.retryAfterMs)}`
+  `${sentence(describeEvent(event))} Next check in ${secondsText(event.retryAfterMs)}`
 
 /**
  * The live status line for an event, `remainingMillis` before the next check.
@@ -49,8 +52,8 @@ export const plainLine = (event: Event): string =>
  */
 export const statusLine = (event: Event, remainingMillis: number): string =>
   remainingMillis > 0
-    ? `${describeEvent(event)} — next check in ${Math.ceil(remainingMillis / 1000)} s`
-    : `${describeEvent(event)} — checking…`
+    ? `${sentence(describeEvent(event))} Next check in ${Math.ceil(remainingMillis / 1000)} s`
+    : `${sentence(describeEvent(event))} Checking…`
 
 const clearLine = "\r\u001b[2K"
 

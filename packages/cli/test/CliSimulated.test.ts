@@ -117,8 +117,8 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       expect(JSON.parse(result.stdout)).toMatchObject({ message: { parts: [{ text: "You said: hi" }] } })
       const lines = result.stderr.split("\n").filter((line) => line !== "")
       expect(lines).toEqual([
-        "Agent runtime starting — Scheduling the runtime.; next check in 1.5 s",
-        "Agent runtime waking — Starting the runtime.; next check in 2 s"
+        "Agent runtime starting — Scheduling the runtime. Next check in 1.5 s",
+        "Agent runtime waking — Starting the runtime. Next check in 2 s"
       ])
     }).pipe(Effect.provide(platformLayer)))
 
@@ -132,8 +132,8 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
         8_000
       )
       expect(result.exitCode).toBe(0)
-      expect(result.stderr).toContain("\r\u001b[2KAgent runtime starting — Scheduling the runtime. — next check in 2 s")
-      expect(result.stderr).toContain("\r\u001b[2KAgent runtime waking — Starting the runtime. — next check in 1 s")
+      expect(result.stderr).toContain("\r\u001b[2KAgent runtime starting — Scheduling the runtime. Next check in 2 s")
+      expect(result.stderr).toContain("\r\u001b[2KAgent runtime waking — Starting the runtime. Next check in 1 s")
       expect(result.stderr).not.toContain("\n")
       expect(result.stderr.endsWith("\r\u001b[2K")).toBe(true)
     }).pipe(Effect.provide(platformLayer)))

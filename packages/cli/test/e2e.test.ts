@@ -366,7 +366,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       const lines = linesOf(run.stderr)
       expect(lines.length).toBeGreaterThanOrEqual(2)
       for (const line of lines) {
-        expect(line).toMatch(/^Agent runtime (checking|starting|waking) — .*; next check in [\d.]+ s$/)
+        expect(line).toMatch(/^Agent runtime (checking|starting|waking) — [^;]*[^.;]\. Next check in [\d.]+ s$/)
       }
       expect(new Set(lines.map((line) => line.split(" ")[2])).size).toBe(lines.length)
       expect((yield* platform.counters).resolveCalls[demoSessionUids.coldStart]).toBeGreaterThan(lines.length)

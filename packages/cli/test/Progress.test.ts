@@ -1,0 +1,42 @@
+import { describe, expect, it } from "@effect/vitest"
+import type { A2AProgress } from "@mainsequence/a2a"
+import { plainLine, statusLine } from "../src/Progress.js"
+
+const event = (overrides: Partial<A2AProgress.RuntimeAccessProgress> = {}): A2AProgress.RuntimeAccessProgress => ({
+  _tag: "RuntimeAccessProgress",
+  agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+  messageId: "msg-1",
+  state: "checking",
+  notice: undefined,
+  presencePhase: undefined,
+  presenceDetail: "Checking the runtime.",
+  retryAfterMs: 300,
+  attempt: 1,
+  ...overrides
+})
+
+describe("progress lines read as sentences", () => {
+  it("a detail that ends with a full stop is not given a second one", () => {
+    expect(plainLine(event())).toBe("Agent runtime checking — Checking the runtime. Next check in 0.3 s")
+    expect(statusLine(event(), 1200)).toBe("Agent runtime checking — Checking the runtime. Next check in 2 s")
+    expect(statusLine(event(), 0)).toBe("Agent runtime checking — Checking the runtime. Checking…")
+  })
+
+  it("a detail without a full stop, or no detail, ends with one", () => {
+    expect(plainLine(event({ presenceDetail: "Loading the Agent", retryAfterMs: 2000 }))).toBe(
+      "Agent runtime checking — Loading the Agent. Next check in 2 s"
+    )
+    expect(plainLine(event({ presenceDetail: undefined, state: "waking", retryAfterMs: 1500 }))).toBe(
+      "Agent runtime waking. Next check in 1.5 s"
+    )
+  })
+
+  it("no line has the \".;\" or \". —\" glitch", () => {
+    const lines = [
+      plainLine(event({ notice: { title: "Waking up", message: "Almost there." } })),
+      statusLine(event({ notice: { title: "Waking up", message: "Almost there." } }), 900)
+    ]
+    for (const line of lines) expect(line).not.toMatch(/[.!?]\s*[;—]|\.\./)
+    expect(lines[0]).toBe("Agent runtime checking — Checking the runtime. Waking up: Almost there. Next check in 0.3 s")
+  })
+})
