@@ -87,7 +87,12 @@ export interface SimResponse {
  */
 export class SimulatedConnectionError extends Schema.TaggedError<SimulatedConnectionError>()(
   "SimulatedConnectionError",
-  { url: Schema.String, reason: Schema.String }
+  {
+    url: Schema.String,
+    reason: Schema.String,
+    /** The Node.js error code a real connection would fail with: `ENOTFOUND`, `ECONNREFUSED`, `ECONNRESET`. */
+    code: Schema.optional(Schema.String)
+  }
 ) {
   /**
    * @since 0.1.0
@@ -464,6 +469,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
           if (external !== undefined) entry.sessionUid = external.scenario.sessionUid
           return yield* new SimulatedConnectionError({
             url: entry.url,
+            code: external === undefined ? "ENOTFOUND" : "ECONNREFUSED",
             reason: external === undefined
               ? `getaddrinfo ENOTFOUND ${url.hostname}`
               : `ECONNREFUSED: ${url.origin} is the external runtime of session ${external.scenario.sessionUid} ` +
@@ -492,7 +498,7 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
         entry.respondedAtMs = respondedAtMs
         if (isConnectionDrop(outcome)) {
           entry.outcome = "connection-failed"
-          return yield* new SimulatedConnectionError({ url: entry.url, reason: outcome.reason })
+          return yield* new SimulatedConnectionError({ url: entry.url, reason: outcome.reason, code: outcome.code })
         }
         entry.status = outcome.status
         entry.outcome = "responded"

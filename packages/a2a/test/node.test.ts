@@ -48,7 +48,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
         Node.layer({ backendUrl: "http://127.0.0.1:9", accessToken: demoUserAccessToken })
       )
       const error = yield* Effect.flip(a2a.sendA2AMessage(demoSessionUids.ready, { message: "x", timeout: [1, 1] }))
-      expect(error._tag).toBe("A2ATransportError")
+      expect(error).toMatchObject({ _tag: "A2ATransportError", messageMayHaveBeenSent: false })
       expect(error.message).not.toContain(Redacted.value(demoUserAccessToken))
       expect(error.message).toContain("resolve-runtime-access")
     }))

@@ -55,6 +55,7 @@ import {
 export interface ConnectionDrop {
   readonly _tag: "ConnectionDrop"
   readonly reason: string
+  readonly code: string
 }
 
 /** @internal */
@@ -406,7 +407,11 @@ const perform = (send: SendContext, behaviour: SessionScenario.SendBehaviour): E
       }
       case "ConnectionFailure": {
         yield* Effect.sleep(behaviour.workMs ?? 0)
-        return { _tag: "ConnectionDrop", reason: "socket hang up (ECONNRESET)" } satisfies ConnectionDrop
+        return {
+          _tag: "ConnectionDrop",
+          reason: "socket hang up (ECONNRESET)",
+          code: "ECONNRESET"
+        } satisfies ConnectionDrop
       }
     }
   })

@@ -38,13 +38,43 @@ class ReadStalled extends Data.TaggedError("ReadStalled") {}
 const errorCode = (cause: unknown): string | undefined =>
   Predicate.hasProperty(cause, "code") && Predicate.isString(cause.code) ? cause.code : undefined
 
+/**
+ * Failures of the connect phase (DNS, refused, unreachable, undici's connect timeout): no socket was
+ * connected, so no byte of the request was written.
+ */
+const connectFailureCodes: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT"
+])
+
+/**
+ * Whether the request provably never left: a transport failure of the connect phase. Node reports a
+ * failure to connect to every address of a host as an `AggregateError` whose `errors` are the attempts.
+ *
+ * @internal
+ */
+export const neverLeft = (error: HttpClientError.HttpClientError): boolean => {
+  if (error._tag !== "RequestError" || error.reason !== "Transport") return false
+  const attempts: ReadonlyArray<unknown> =
+    Predicate.hasProperty(error.cause, "errors") && Array.isArray(error.cause.errors) && error.cause.errors.length > 0
+      ? error.cause.errors
+      : [error.cause]
+  return attempts.every((attempt) => connectFailureCodes.has(errorCode(attempt) ?? ""))
+}
+
 const transportError = (
   call: Call,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
-  error: HttpClientError.HttpClientError
+  error: HttpClientError.HttpClientError,
+  sentBefore: boolean
 ): Effect.Effect<never, ExchangeError> =>
   Effect.gen(function*() {
+    if (neverLeft(error)) yield* Ref.set(call.sent, sentBefore)
     const code = errorCode(error.cause)
     if (code === "UND_ERR_CONNECT_TIMEOUT" && call.budget.connect !== undefined) {
       return yield* timeoutError(call, "connect", Duration.toSeconds(call.budget.connect))
@@ -71,7 +101,9 @@ const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
 }
 
 /**
- * Executes `request` and reads the whole body. With a `[connect, read]` budget the head must arrive within
+ * Executes `request` and reads the whole body. With `carriesMessage` (the `message:send` exchange) the
+ * call counts the message as possibly sent from the moment the request is handed to the client, unless
+ * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must arrive within
  * connect + read (a generic `HttpClient` cannot observe the connect phase on its own; the Node layer also
  * sets undici's connect timeout from {@link currentConnectTimeout}) and at most `read` may pass between
  * two body chunks. The call's total budget is enforced around the whole call, not here.
@@ -82,10 +114,14 @@ export const exchange = (
   client: HttpClient.HttpClient,
   call: Call,
   step: A2AStep,
-  request: HttpClientRequest.HttpClientRequest
+  request: HttpClientRequest.HttpClientRequest,
+  options?: { readonly carriesMessage?: boolean | undefined }
 ): Effect.Effect<HttpAnswer, ExchangeError> =>
   Effect.gen(function*() {
     const { connect, read } = call.budget
+    const sentBefore = options?.carriesMessage === true
+      ? yield* Ref.getAndSet(call.sent, true)
+      : yield* Ref.get(call.sent)
     const readSeconds = read === undefined ? 0 : Duration.toSeconds(read)
     // A phase limit that runs out together with the whole budget is reported as the budget.
     const phaseTimeout = Effect.flatMap(remainingMillis(call), (remaining) =>
@@ -103,7 +139,7 @@ export const exchange = (
       // The platform's own client span would end holding the raw request and response (headers with the
       // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
       Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
-      Effect.catchAll((error) => transportError(call, step, request, error)),
+      Effect.catchAll((error) => transportError(call, step, request, error, sentBefore)),
       Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
     )
     const response = yield* connect === undefined || read === undefined
@@ -117,7 +153,7 @@ export const exchange = (
       Effect.catchAll((error) =>
         error._tag === "ReadStalled"
           ? phaseTimeout
-          : transportError(call, step === "send-message" ? "read-response" : step, request, error)
+          : transportError(call, step === "send-message" ? "read-response" : step, request, error, sentBefore)
       )
     )
     return {

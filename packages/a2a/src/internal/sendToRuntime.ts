@@ -4,7 +4,6 @@
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
 import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
@@ -44,8 +43,7 @@ export const sendToRuntime = Effect.fn("a2a.sendToRuntime")(
     yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
     yield* enterStep(call, "send-message")
-    yield* Ref.set(call.sent, true)
-    const answer = yield* exchange(env.client, call, "send-message", request)
+    const answer = yield* exchange(env.client, call, "send-message", request, { carriesMessage: true })
     return yield* checkRuntimeAnswer(
       answer,
       (answer) => messageError(call, answer),

@@ -126,8 +126,12 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     tag: "A2ATransportError",
     sends: undefined,
     resolves: 1,
-    check: (error) => expect(error).toMatchObject({ step: "send-message" }),
-    cliLine: /connection failed/i
+    check: (error) => {
+      expect(error).toMatchObject({ step: "send-message", messageMayHaveBeenSent: false })
+      expect(error.message).toContain("ECONNREFUSED")
+      expect(error.message).not.toMatch(/may already have reached/)
+    },
+    cliLine: /^(?!.*may already have reached).*connection failed during send-message.*ECONNREFUSED/i
   },
   {
     name: "a backend that refuses connections",
