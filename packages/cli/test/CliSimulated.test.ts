@@ -1,6 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { describe, expect, it } from "@effect/vitest"
+import { afterEach, describe, expect, it } from "@effect/vitest"
 import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -10,6 +10,7 @@ import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
 import { type Captured, runCliSimulated, tempConfigDir } from "./support/runCliSimulated.js"
+import { expectConformantSends, layerWatched } from "./support/schemaConformance.js"
 
 const ready = {
   sessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
@@ -35,10 +36,13 @@ const slow = {
   agent: { workMs: 30_000 }
 }
 
+// Watched: after each test, every message:send body the CLI caused must conform to A2A v1.
 const platformLayer = Layer.mergeAll(
-  SimulatedPlatform.layer({ sessions: [ready, cold, slow] }),
+  layerWatched({ sessions: [ready, cold, slow] }),
   NodeContext.layer
 )
+
+afterEach(expectConformantSends)
 
 const send = (uid: string, ...rest: ReadonlyArray<string>) => ["agent", "session", "a2a", "send", uid, ...rest]
 

@@ -2,7 +2,7 @@
  * End to end: the BUILT `mainsequence` executable as a child process against the reference platform served
  * over real HTTP on 127.0.0.1 (real clock). Every run has its own MAINSEQUENCE_CONFIG_DIR.
  */
-import { afterAll, describe, expect, it } from "@effect/vitest"
+import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
 import { demoSessionUids } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
@@ -17,6 +17,13 @@ import {
   servePlatform,
   userAccessToken
 } from "./support/cliProcess.js"
+import {
+  expectConformantSends,
+  printedMessage,
+  printedTask,
+  taskIdOf,
+  watchRemote
+} from "./support/schemaConformance.js"
 
 const cacheFile = (configDir: string) => Path.join(configDir, "runtime_access_cache.json")
 const modeOf = (path: string) => Fs.statSync(path).mode & 0o777
@@ -68,6 +75,9 @@ const configDir = () => {
 }
 
 describe("mainsequence (built) against the reference platform over HTTP", () => {
+  // Every message:send body a test's CLI runs caused must conform to A2A v1 (the platforms are watched).
+  afterEach(expectConformantSends)
+
   it.scopedLive(
     "send: the answer as JSON on stdout, exit 0; --output text; the cache file is 0600 in a 0700 dir",
     () =>
@@ -81,13 +91,13 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect(run.stderr).toBe("")
         expect(run.code).toBe(0)
         expect(run.stdout.endsWith("}\n")).toBe(true)
-        const answer = JSON.parse(run.stdout) as { message: Record<string, unknown> }
-        expect(answer.message).toMatchObject({
+        const message = printedMessage(run.stdout)
+        expect(message).toMatchObject({
           role: "ROLE_AGENT",
           contextId: demoSessionUids.ready,
           parts: [{ text: "You said: What can you do?" }]
         })
-        expect(run.stdout).toBe(JSON.stringify(answer, null, 2) + "\n")
+        expect(run.stdout).toBe(JSON.stringify({ message }, null, 2) + "\n")
         expect(modeOf(dir)).toBe(0o700)
         expect(modeOf(cacheFile(dir))).toBe(0o600)
         collectTokens(dir)
@@ -238,6 +248,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       const first = yield* runCliProcess(send(demoSessionUids.ready, "--message", "one"), { configDir: dir, env })
       const second = yield* runCliProcess(send(demoSessionUids.ready, "--message", "two"), { configDir: dir, env })
       expect([first.code, second.code]).toEqual([0, 0])
+      for (const run of [first, second]) printedMessage(run.stdout)
       const counters = yield* platform.counters
       expect(counters.resolveCalls[demoSessionUids.ready]).toBe(1)
       expect(counters.sends[demoSessionUids.ready]).toBe(2)
@@ -254,6 +265,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const dir = configDir()
         const first = yield* runCliProcess(send(demoSessionUids.ready, "--message", "one"), { configDir: dir, env })
         expect(first.code).toBe(0)
+        printedMessage(first.stdout)
         const before = Fs.readFileSync(cacheFile(dir), "utf8")
         collectTokens(dir)
         yield* platform.rotateRuntimeToken(demoSessionUids.ready)
@@ -261,6 +273,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const second = yield* runCliProcess(send(demoSessionUids.ready, "--message", "two"), { configDir: dir, env })
         expect(second.stderr).toBe("")
         expect(second.code).toBe(0)
+        printedMessage(second.stdout)
         const log = yield* platform.requestLog
         expect(log.map((entry) => [entry.route, entry.status])).toEqual([
           ["message-send", 401],
@@ -286,6 +299,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const run = yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi"), { configDir: dir, env })
         expect(run.stderr).toBe("")
         expect(run.code).toBe(0)
+        printedMessage(run.stdout)
         const file = JSON.parse(Fs.readFileSync(cacheFile(dir), "utf8")) as { version: number; entries: object }
         expect(file.version).toBe(1)
         expect(Object.keys(file.entries)).toHaveLength(1)
@@ -309,7 +323,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         )
         for (const run of runs) {
           expect(run.code, run.stderr).toBe(0)
-          expect(JSON.parse(run.stdout)).toHaveProperty("message")
+          printedMessage(run.stdout)
         }
         const file = JSON.parse(Fs.readFileSync(cacheFile(dir), "utf8")) as { version: number; entries: object }
         expect(file.version).toBe(1)
@@ -333,6 +347,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         env
       })
       expect(full.code).toBe(0)
+      printedMessage(full.stdout)
       expect(full.endedAtMs - (yield* lastSendAt)).toBeGreaterThanOrEqual(1500)
 
       const cut = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "cut", "--timeout", "0.7"), {
@@ -362,7 +377,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       const dir = configDir()
       const run = yield* runCliProcess(send(demoSessionUids.coldStart, "--message", "wake up"), { configDir: dir, env })
       expect(run.code).toBe(0)
-      expect(JSON.parse(run.stdout)).toMatchObject({ message: { parts: [{ text: "You said: wake up" }] } })
+      expect(printedMessage(run.stdout)).toMatchObject({ parts: [{ text: "You said: wake up" }] })
       const lines = linesOf(run.stderr)
       expect(lines.length).toBeGreaterThanOrEqual(2)
       for (const line of lines) {
@@ -424,30 +439,27 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         env
       })
       expect(started.code, started.stderr).toBe(0)
-      const created = (JSON.parse(started.stdout) as { task: { id: string; contextId: string } }).task
+      const created = printedTask(started.stdout)
       expect(created.contextId).toBe(uid)
+      const createdId = taskIdOf(created)
 
-      const got = yield* runCliProcess(task("get", uid, created.id), { configDir: dir, env })
+      const got = yield* runCliProcess(task("get", uid, createdId), { configDir: dir, env })
       expect(got.code, got.stderr).toBe(0)
-      expect(JSON.parse(got.stdout)).toMatchObject({ task: { id: created.id } })
+      expect(printedTask(got.stdout)).toMatchObject({ id: createdId })
 
-      const waited = yield* runCliProcess(task("wait", uid, created.id, "--timeout", "20"), { configDir: dir, env })
+      const waited = yield* runCliProcess(task("wait", uid, createdId, "--timeout", "20"), { configDir: dir, env })
       expect(waited.code, waited.stderr).toBe(0)
-      expect(JSON.parse(waited.stdout)).toMatchObject({
-        task: { id: created.id, status: { state: "TASK_STATE_COMPLETED" } }
-      })
+      expect(printedTask(waited.stdout)).toMatchObject({ id: createdId, status: { state: "TASK_STATE_COMPLETED" } })
 
       const long = longTaskSession.sessionUid
       const again = yield* runCliProcess(send(long, "--message", "a long job", "--response-kind", "task"), {
         configDir: dir,
         env
       })
-      const second = (JSON.parse(again.stdout) as { task: { id: string } }).task
-      const canceled = yield* runCliProcess(task("cancel", long, second.id), { configDir: dir, env })
+      const secondId = taskIdOf(printedTask(again.stdout))
+      const canceled = yield* runCliProcess(task("cancel", long, secondId), { configDir: dir, env })
       expect(canceled.code, canceled.stderr).toBe(0)
-      expect(JSON.parse(canceled.stdout)).toMatchObject({
-        task: { id: second.id, status: { state: "TASK_STATE_CANCELED" } }
-      })
+      expect(printedTask(canceled.stdout)).toMatchObject({ id: secondId, status: { state: "TASK_STATE_CANCELED" } })
 
       const missing = yield* runCliProcess(task("get", uid, "no-such-task"), { configDir: dir, env })
       expect(missing.code).toBe(1)
@@ -487,10 +499,10 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
                     configDir: dir,
                     env: { MAINSEQUENCE_ENDPOINT: endpoint, MAINSEQUENCE_ACCESS_TOKEN: token }
                   })
-                ).then((result) => {
-                  child.kill("SIGINT")
-                  return result
-                })
+                ).then((result) =>
+                  // the platform runs in the child: read its request log over HTTP before stopping it
+                  watchRemote(endpoint).then(() => result, () => result).finally(() => child.kill("SIGINT"))
+                )
               }
             })
           }
@@ -503,7 +515,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           | { code: number; stdout: string }
           | undefined
         expect(sent?.code).toBe(0)
-        expect(sent?.stdout).toContain("You said: via dev platform")
+        expect(printedMessage(sent?.stdout ?? "")).toMatchObject({ parts: [{ text: "You said: via dev platform" }] })
         // This run printed the demo token on purpose: keep it out of the leak check below.
         allOutput.splice(allOutput.indexOf(run.stdout), 1)
       }),

@@ -18,6 +18,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import { watch } from "./schemaConformance.js"
 
 export const cliBin = Path.resolve(Path.dirname(Url.fileURLToPath(import.meta.url)), "../../bin/mainsequence.js")
 
@@ -80,7 +81,10 @@ export const linesOf = (text: string): ReadonlyArray<string> => text.split("\n")
 
 export const retryLine = /^A2A message id for request retry: (\S+)$/m
 
-/** Serves the reference platform (real HTTP, real clock) for the scope, plus the env that points the CLI at it. */
+/**
+ * Serves the reference platform (real HTTP, real clock) for the scope, plus the env that points the CLI at it.
+ * The platform is watched for A2A v1 schema violations of `message:send` bodies (`expectConformantSends`).
+ */
 export const servePlatform = (
   options: ServeOptions = {}
 ): Effect.Effect<
@@ -89,7 +93,9 @@ export const servePlatform = (
   Scope.Scope
 > =>
   Effect.map(serveReferencePlatform(options), (reference) => ({
-    ...reference,
+    url: reference.url,
+    // watched: after the test, no message:send body it received may break A2A v1 (see schemaConformance.ts)
+    platform: watch(reference.platform),
     env: { MAINSEQUENCE_ENDPOINT: reference.url, MAINSEQUENCE_ACCESS_TOKEN: userAccessToken }
   }))
 
