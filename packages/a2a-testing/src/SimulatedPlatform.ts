@@ -607,6 +607,29 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
 /**
  * A layer with a simulated platform.
  *
+ * @example
+ * import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
+ * import { Effect, Layer } from "effect"
+ *
+ * // A session whose runtime wakes over 3 s of (test) clock time; meanwhile a resolve answers `waking`, retry in 1 s.
+ * const platform = SimulatedPlatform.layer({
+ *   sessions: [{
+ *     sessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+ *     agentUid: "5a1c7d0e-3b4f-4e2a-9c8d-7f6e5d4c3b2a",
+ *     serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
+ *     access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 1000, durationMs: 3000 }] }
+ *   }]
+ * })
+ *
+ * // With the in-memory HttpClient on top (what `layerTest` is), for code that sends over HTTP.
+ * export const layer = SimulatedHttpClient.layer.pipe(Layer.provideMerge(platform))
+ *
+ * // After the code under test ran: the message:send bodies that broke the A2A v1 schema (none, hopefully).
+ * export const nonConformantSends = Effect.map(
+ *   Effect.flatMap(SimulatedPlatform.SimulatedPlatform, (service) => service.requestLog),
+ *   (log) => log.filter((entry) => entry.schemaViolation !== null)
+ * )
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -47,6 +47,34 @@ export * as SimulatedHttpClient from "./SimulatedHttpClient.js"
  * A simulated platform and an `HttpClient` that talks to it, for `it.effect`
  * tests. The platform stays reachable as `SimulatedPlatform.SimulatedPlatform`.
  *
+ * @example
+ * import { HttpClient, HttpClientRequest } from "@effect/platform"
+ * import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
+ * import { Effect } from "effect"
+ *
+ * const session = {
+ *   sessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+ *   agentUid: "5a1c7d0e-3b4f-4e2a-9c8d-7f6e5d4c3b2a",
+ *   serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"
+ * }
+ *
+ * // The code under test uses the HttpClient in context; its requests reach the simulation, in memory.
+ * const resolve = (sessionUid: string) =>
+ *   Effect.flatMap(HttpClient.HttpClient, (client) =>
+ *     client.execute(
+ *       HttpClientRequest.post(
+ *         `${SimulatedPlatform.defaultBaseUrl}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
+ *       ).pipe(HttpClientRequest.bearerToken(SimulatedPlatform.defaultUserAccessToken))
+ *     ))
+ *
+ * // The body of an `it.effect` test: status 200, one resolve call counted.
+ * export const test = Effect.gen(function*() {
+ *   const response = yield* resolve(session.sessionUid)
+ *   const platform = yield* SimulatedPlatform.SimulatedPlatform
+ *   const counters = yield* platform.counters
+ *   return { status: response.status, resolveCalls: counters.resolveCalls[session.sessionUid] }
+ * }).pipe(Effect.provide(layerTest({ sessions: [session] })))
+ *
  * @since 0.1.0
  * @category layers
  */

@@ -299,6 +299,31 @@ const forward = (platform: SimulatedPlatform.Service) =>
  * Serves a simulated platform over HTTP until the scope closes. The server and
  * the platform use the real clock, whatever clock the caller runs with.
  *
+ * @example
+ * import { NodeRuntime } from "@effect/platform-node"
+ * import { demoSessionUids, demoUserAccessToken, serveReferencePlatform } from "@mainsequence/a2a-testing/node"
+ * import { Console, Effect, Redacted } from "effect"
+ *
+ * // Listens on 127.0.0.1 (any free port) until interrupted, with the demo sessions and one of our own.
+ * export const main = Effect.gen(function*() {
+ *   const { url } = yield* serveReferencePlatform({
+ *     sessions: [{
+ *       sessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+ *       agentUid: "5a1c7d0e-3b4f-4e2a-9c8d-7f6e5d4c3b2a",
+ *       serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
+ *       agent: { workMs: 2000 }
+ *     }],
+ *     messageLimitSeconds: 5
+ *   })
+ *   yield* Console.log(`export MAINSEQUENCE_ENDPOINT=${url}`)
+ *   yield* Console.log(`export MAINSEQUENCE_ACCESS_TOKEN=${Redacted.value(demoUserAccessToken)}`)
+ *   yield* Console.log(`a ready session: ${demoSessionUids.ready}`)
+ *   return yield* Effect.never
+ * }).pipe(Effect.scoped)
+ *
+ * // In a script: `NodeRuntime.runMain(main)` (Ctrl-C stops the server).
+ * export const run = () => NodeRuntime.runMain(main)
+ *
  * @since 0.1.0
  * @category constructors
  */
