@@ -369,7 +369,9 @@ export type Dictionary = typeof Dictionary.Type
  */
 export const Trickle = Schema.Struct({
   chunks: Schema.Int.pipe(Schema.positive()),
-  gapMs: Millis
+  gapMs: Millis,
+  /** No `Content-Length` (chunked transfer): the size is known only once the body ends. */
+  chunked: Schema.optional(Schema.Boolean)
 })
 
 /**

@@ -66,7 +66,20 @@ export interface A2AClientOptions {
   readonly refreshToken?: Redacted.Redacted<string> | undefined
   /** Scopes the access cache; without it, a hash of the access token does. */
   readonly username?: string | undefined
+  /**
+   * The largest answer (backend or runtime) the client reads, in bytes; default {@link defaultMaxResponseBytes}.
+   * A larger one is refused from its `Content-Length`, or once its body passes the limit.
+   */
+  readonly maxResponseBytes?: number | undefined
 }
+
+/**
+ * The default `maxResponseBytes`: 64 MiB.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const defaultMaxResponseBytes = 64 * 1024 * 1024
 
 /**
  * @since 0.1.0
@@ -123,6 +136,15 @@ const checkOptions = (options: A2AClientOptions): Effect.Effect<void, A2AError.A
       new A2AError.A2AInputError({ field: "accessToken", reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)" })
     )
   }
+  const max = options.maxResponseBytes
+  if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
+    return Effect.fail(
+      new A2AError.A2AInputError({
+        field: "maxResponseBytes",
+        reason: `must be a positive integer number of bytes (got ${String(max)})`
+      })
+    )
+  }
   return Effect.void
 }
 
@@ -139,7 +161,8 @@ export const make = (
   Effect.gen(function*() {
     const client = yield* HttpClient.HttpClient
     const cache = yield* RuntimeAccessCache.RuntimeAccessCache
-    const backend = yield* backendClient.make(options, client)
+    const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
+    const backend = yield* backendClient.make(options, client, maxResponseBytes)
     const backendUrl = typeof options.backendUrl === "string" ? options.backendUrl.trim().replace(/\/+$/, "") : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
     const user = options.username !== undefined && options.username.trim() !== ""
@@ -150,6 +173,7 @@ export const make = (
       backend,
       cache,
       ready: checkOptions(options),
+      maxResponseBytes,
       cacheKey: (agentSessionUid) => sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
     }
 
@@ -191,7 +215,7 @@ export const layer = (
 
 /**
  * The options from the environment: `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN`, and the optional
- * `MAINSEQUENCE_REFRESH_TOKEN` and `MAINSEQUENCE_USERNAME`.
+ * `MAINSEQUENCE_REFRESH_TOKEN`, `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES`.
  *
  * @since 0.1.0
  * @category config
@@ -200,12 +224,14 @@ export const config: Config.Config<A2AClientOptions> = Config.all({
   backendUrl: Config.nonEmptyString("MAINSEQUENCE_ENDPOINT"),
   accessToken: Config.redacted(Config.nonEmptyString("MAINSEQUENCE_ACCESS_TOKEN")),
   refreshToken: Config.option(Config.redacted(Config.nonEmptyString("MAINSEQUENCE_REFRESH_TOKEN"))),
-  username: Config.option(Config.nonEmptyString("MAINSEQUENCE_USERNAME"))
-}).pipe(Config.map(({ accessToken, backendUrl, refreshToken, username }): A2AClientOptions => ({
+  username: Config.option(Config.nonEmptyString("MAINSEQUENCE_USERNAME")),
+  maxResponseBytes: Config.option(Config.integer("MAINSEQUENCE_MAX_RESPONSE_BYTES"))
+}).pipe(Config.map(({ accessToken, backendUrl, maxResponseBytes, refreshToken, username }): A2AClientOptions => ({
   backendUrl,
   accessToken,
   refreshToken: Option.getOrUndefined(refreshToken),
-  username: Option.getOrUndefined(username)
+  username: Option.getOrUndefined(username),
+  maxResponseBytes: Option.getOrUndefined(maxResponseBytes)
 })))
 
 /**

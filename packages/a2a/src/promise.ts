@@ -57,6 +57,8 @@ export interface MakeA2AClientOptions {
   readonly refreshToken?: string | Redacted.Redacted<string> | undefined
   /** Scopes the access cache; without it, a hash of the access token does. */
   readonly username?: string | undefined
+  /** The largest answer the client reads, in bytes (default 64 MiB). */
+  readonly maxResponseBytes?: number | undefined
 }
 
 /**
@@ -124,7 +126,8 @@ const toClientOptions = (options: MakeA2AClientOptions): A2AClient.A2AClientOpti
   backendUrl: options.backendUrl,
   accessToken: redacted(options.accessToken),
   refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
-  username: options.username
+  username: options.username,
+  maxResponseBytes: options.maxResponseBytes
 })
 
 const interruptedReason = (signal: AbortSignal | undefined): unknown =>

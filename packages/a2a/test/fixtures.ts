@@ -1,3 +1,7 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
@@ -6,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
@@ -22,7 +26,7 @@ export const session = (
 /** The client on the simulated platform, with a memory cache; the platform stays in context. */
 export const simulated = (
   platform: SimulatedPlatform.Options,
-  client: { readonly refreshToken?: Redacted.Redacted<string> | undefined; readonly username?: string } = {}
+  client: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl" | "accessToken">> = {}
 ) =>
   A2AClient.layer({
     backendUrl: SimulatedPlatform.defaultBaseUrl,
@@ -77,3 +81,49 @@ export const failFor = <A, E, R>(effect: Effect.Effect<A, E, R>, duration: Durat
     ({ error, millis }) =>
       error === undefined ? Effect.dieMessage("expected a failure") : Effect.succeed({ error, millis })
   )
+
+/** A JSON answer to `request`. */
+export const jsonResponse = (
+  request: HttpClientRequest.HttpClientRequest,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {}
+) =>
+  HttpClientResponse.fromWeb(
+    request,
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
+  )
+
+const readyAccess = {
+  mode: "token",
+  rpc_url: "https://runtime.example/",
+  token: "runtime-token",
+  expires_at: null,
+  runtime_interaction: { state: "ready", can_submit: true, notice: null, operation: null, retry_after_ms: null }
+}
+
+/**
+ * The client on a hand-written `HttpClient`: the backend admits at once, and the runtime answers the n-th
+ * request with `runtime(request, n)`.
+ */
+export const fakeRuntime = (
+  runtime: (
+    request: HttpClientRequest.HttpClientRequest,
+    n: number
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>,
+  options: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl" | "accessToken">> = {}
+) => {
+  let requests = 0
+  const http = HttpClient.make((request) =>
+    request.url.startsWith("https://runtime.example/")
+      ? runtime(request, requests++)
+      : Effect.succeed(jsonResponse(request, 200, readyAccess))
+  )
+  return A2AClient.layer({
+    backendUrl: "https://backend.example",
+    accessToken: Redacted.make("user-token"),
+    ...options
+  }).pipe(
+    Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
+  )
+}

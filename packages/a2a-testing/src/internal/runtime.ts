@@ -244,13 +244,15 @@ const answerHeaders = (send: SendContext): Record<string, string> => ({
 const jsonAnswer = (
   send: SendContext,
   value: unknown,
-  trickle?: { readonly chunks: number; readonly gapMs: number } | undefined
+  trickle?: { readonly chunks: number; readonly gapMs: number; readonly chunked?: boolean | undefined } | undefined
 ): SimResponse => {
   recordAnswer(send.context, "send", value)
   const bytes = encodeJson(value)
   return {
     status: 200,
-    headers: { ...answerHeaders(send), "content-length": String(bytes.length) },
+    headers: trickle?.chunked === true
+      ? answerHeaders(send)
+      : { ...answerHeaders(send), "content-length": String(bytes.length) },
     body: trickle === undefined ? bodyStream(bytes) : trickledStream(bytes, trickle.chunks, trickle.gapMs)
   }
 }

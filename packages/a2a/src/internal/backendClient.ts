@@ -21,7 +21,15 @@ import {
   SessionNotFoundError
 } from "../A2AError.js"
 import { type Call, spanAttributes } from "./budget.js"
-import { describeBody, exchange, type ExchangeError, type HttpAnswer, joinUrl, jsonOf } from "./exchange.js"
+import {
+  describeBody,
+  exchange,
+  type ExchangeError,
+  type HttpAnswer,
+  joinUrl,
+  jsonOf,
+  type ResponseTooLarge
+} from "./exchange.js"
 
 /** @internal */
 export type BackendError =
@@ -110,9 +118,23 @@ const RefreshAnswer = Schema.Struct({
 /** @internal */
 export const make = (
   options: A2AClientOptions,
-  client: HttpClient.HttpClient
+  client: HttpClient.HttpClient,
+  maxResponseBytes: number
 ): Effect.Effect<BackendClient> =>
   Effect.gen(function*() {
+    const backendExchange = (call: Call, step: A2AStep, request: HttpClientRequest.HttpClientRequest) =>
+      exchange(client, call, step, request, { maxResponseBytes }).pipe(
+        Effect.catchTag("ResponseTooLarge", (error: ResponseTooLarge) =>
+          Effect.fail(
+            new BackendContractError({
+              agentSessionUid: call.agentSessionUid,
+              messageId: call.messageId,
+              url: error.url,
+              status: error.status,
+              reason: error.reason
+            })
+          ))
+      )
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
     const url = (path: string) => joinUrl(typeof options.backendUrl === "string" ? options.backendUrl.trim() : "", path)
@@ -127,7 +149,7 @@ export const make = (
           HttpClientRequest.acceptJson,
           method === "POST" ? HttpClientRequest.bodyText("{}", "application/json") : (r) => r
         )
-        return Effect.map(exchange(client, call, step, request), (answer) => ({ answer, token }))
+        return Effect.map(backendExchange(call, step, request), (answer) => ({ answer, token }))
       })
 
     // One refresh of the user's access token; `false` when there is no refresh token or it was refused.
@@ -142,7 +164,7 @@ export const make = (
           HttpClientRequest.acceptJson,
           HttpClientRequest.bodyText(JSON.stringify({ refresh: Redacted.value(refresh.value) }), "application/json")
         )
-        const answer = yield* exchange(client, call, step, request)
+        const answer = yield* backendExchange(call, step, request)
         if (answer.status < 200 || answer.status >= 300) return false
         const decoded = Schema.decodeUnknownOption(RefreshAnswer)(jsonOf(answer).pipe(Option.getOrUndefined))
         if (Option.isNone(decoded)) return false

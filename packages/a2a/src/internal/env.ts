@@ -12,8 +12,10 @@ export interface Env {
   readonly client: HttpClient.HttpClient
   readonly backend: BackendClient
   readonly cache: RuntimeAccessCache.Service
-  /** The cache key of a session: a hash of backend URL, user and session uid. */
   /** Fails when the client's options are unusable (blank backend URL or access token). */
   readonly ready: Effect.Effect<void, A2AInputError>
+  /** The cache key of a session: a hash of backend URL, user and session uid. */
   readonly cacheKey: (agentSessionUid: string) => string
+  /** The largest answer read, in bytes. */
+  readonly maxResponseBytes: number
 }

@@ -8,7 +8,6 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -34,6 +33,25 @@ export interface HttpAnswer {
 export type ExchangeError = A2ATransportError | A2ATimeoutError | AgentRuntimeNotReadyError
 
 class ReadStalled extends Data.TaggedError("ReadStalled") {}
+
+/**
+ * The answer is larger than the client's `maxResponseBytes`: its `Content-Length` said so (`declared`), or
+ * its body passed the limit while being read. Each caller turns it into its own error.
+ *
+ * @internal
+ */
+export class ResponseTooLarge extends Data.TaggedError("ResponseTooLarge")<{
+  readonly url: string
+  readonly status: number
+  readonly limit: number
+  readonly declared: number | undefined
+}> {
+  /** Why the answer was refused, naming the limit. */
+  get reason(): string {
+    const size = this.declared === undefined ? "its body passed" : `its Content-Length ${this.declared} is over`
+    return `the answer is too large: ${size} the limit of ${this.limit} bytes (maxResponseBytes)`
+  }
+}
 
 const errorCode = (cause: unknown): string | undefined =>
   Predicate.hasProperty(cause, "code") && Predicate.isString(cause.code) ? cause.code : undefined
@@ -90,8 +108,8 @@ const transportError = (
     })
   })
 
-const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
-  const bytes = new Uint8Array(Chunk.reduce(chunks, 0, (n, chunk) => n + chunk.byteLength))
+const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
+  const bytes = new Uint8Array(size)
   let offset = 0
   for (const chunk of chunks) {
     bytes.set(chunk, offset)
@@ -106,7 +124,9 @@ const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
  * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must arrive within
  * connect + read (a generic `HttpClient` cannot observe the connect phase on its own; the Node layer also
  * sets undici's connect timeout from {@link currentConnectTimeout}) and at most `read` may pass between
- * two body chunks. The call's total budget is enforced around the whole call, not here.
+ * two body chunks. The call's total budget is enforced around the whole call, not here. An answer over
+ * `maxResponseBytes` is refused from its `Content-Length` before any body is read, and otherwise as soon
+ * as the bytes read pass the limit.
  *
  * @internal
  */
@@ -115,11 +135,11 @@ export const exchange = (
   call: Call,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
-  options?: { readonly carriesMessage?: boolean | undefined }
-): Effect.Effect<HttpAnswer, ExchangeError> =>
+  options: { readonly maxResponseBytes: number; readonly carriesMessage?: boolean | undefined }
+): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
   Effect.gen(function*() {
     const { connect, read } = call.budget
-    const sentBefore = options?.carriesMessage === true
+    const sentBefore = options.carriesMessage === true
       ? yield* Ref.getAndSet(call.sent, true)
       : yield* Ref.get(call.sent)
     const readSeconds = read === undefined ? 0 : Duration.toSeconds(read)
@@ -147,21 +167,34 @@ export const exchange = (
       : timeoutWith(execute, Duration.sum(connect, read), phaseTimeout)
     yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
     if (step === "send-message") yield* Ref.set(call.step, "read-response")
-    const chunks = yield* response.stream.pipe(
+    const limit = options.maxResponseBytes
+    const tooLarge = (declared: number | undefined) =>
+      new ResponseTooLarge({ url: request.url, status: response.status, limit, declared })
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(declared)
+    const body = yield* response.stream.pipe(
       read === undefined ? (stream) => stream : Stream.timeoutFail(() => new ReadStalled(), read),
-      Stream.runCollect,
-      Effect.catchAll((error) =>
-        error._tag === "ReadStalled"
-          ? phaseTimeout
-          : transportError(call, step === "send-message" ? "read-response" : step, request, error, sentBefore)
-      )
+      Stream.runFoldEffect(
+        { chunks: new Array<Uint8Array>(), size: 0 },
+        (read, chunk): Effect.Effect<{ chunks: Array<Uint8Array>; size: number }, ResponseTooLarge> => {
+          const size = read.size + chunk.byteLength
+          if (size > limit) return Effect.fail(tooLarge(undefined))
+          read.chunks.push(chunk)
+          return Effect.succeed({ chunks: read.chunks, size })
+        }
+      ),
+      Effect.catchTags({
+        ReadStalled: () => phaseTimeout,
+        ResponseError: (error) =>
+          transportError(call, step === "send-message" ? "read-response" : step, request, error, sentBefore)
+      })
     )
     return {
       method: request.method,
       url: request.url,
       status: response.status,
       headers: response.headers,
-      body: concat(chunks)
+      body: concat(body.chunks, body.size)
     }
   }).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {

@@ -4,6 +4,7 @@
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
+import { type A2AStep, InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
@@ -37,13 +38,40 @@ export const runtimeRequest = (
   return body === undefined ? request : HttpClientRequest.bodyUint8Array(request, body, A2AProtocol.mediaType)
 }
 
+/**
+ * One exchange with the runtime; an answer over `maxResponseBytes` is an `InvalidA2AResponseError` with
+ * rule `response-too-large`.
+ *
+ * @internal
+ */
+export const runtimeExchange = (
+  env: Env,
+  call: Call,
+  step: A2AStep,
+  request: HttpClientRequest.HttpClientRequest,
+  carriesMessage = false
+) =>
+  exchange(env.client, call, step, request, { maxResponseBytes: env.maxResponseBytes, carriesMessage }).pipe(
+    Effect.catchTag("ResponseTooLarge", (error) =>
+      Effect.fail(
+        new InvalidA2AResponseError({
+          agentSessionUid: call.agentSessionUid,
+          messageId: call.messageId,
+          url: error.url,
+          status: error.status,
+          rule: "response-too-large",
+          reason: error.reason
+        })
+      ))
+  )
+
 /** @internal */
 export const sendToRuntime = Effect.fn("a2a.sendToRuntime")(
   function*(env: Env, call: Call, access: RuntimeAccessCache.CachedRuntimeAccess, body: RequestBody, attempt: number) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
     yield* enterStep(call, "send-message")
-    const answer = yield* exchange(env.client, call, "send-message", request, { carriesMessage: true })
+    const answer = yield* runtimeExchange(env, call, "send-message", request, true)
     return yield* checkRuntimeAnswer(
       answer,
       (answer) => messageError(call, answer),

@@ -22,10 +22,9 @@ import {
 } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
 import type { Env } from "./env.js"
-import { exchange } from "./exchange.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { withRuntimeAccess } from "./pipeline.js"
-import { runtimeRequest } from "./sendToRuntime.js"
+import { runtimeExchange, runtimeRequest } from "./sendToRuntime.js"
 
 /** The first interval of `waitForA2ATask`, its growth factor and its cap. */
 const firstWaitMillis = 1_000
@@ -57,7 +56,7 @@ const requestTask = (env: Env, call: Call, taskId: string, step: A2AStep, cancel
       const request = cancel
         ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
         : runtimeRequest(access, "GET", path, undefined)
-      const answer = yield* exchange(env.client, call, step, request)
+      const answer = yield* runtimeExchange(env, call, step, request)
       const task = yield* checkRuntimeAnswer(
         answer,
         (answer) => taskError(call, taskId, answer),

@@ -86,6 +86,8 @@ interface FaultCase {
   readonly bigAttachment?: boolean
   /** SPEC-allowed identical resends (the one 401/403 refresh). */
   readonly identicalResends?: boolean
+  /** The client's `maxResponseBytes` (CLI: `MAINSEQUENCE_MAX_RESPONSE_BYTES`); default 64 MiB. */
+  readonly maxResponseBytes?: number
 }
 
 const bigFile = Crypto.randomBytes(2 * 1024 * 1024)
@@ -223,8 +225,30 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     tag: "InvalidA2AResponseError",
     sends: 1,
     resolves: 1,
-    check: (error) => expect(error.message.length).toBeLessThan(1_000),
-    cliLine: /Invalid A2A answer/
+    // 50 MiB is under the default 64 MiB maxResponseBytes: read whole, then refused as not JSON
+    check: (error) => {
+      expect(error).toMatchObject({ rule: "json" })
+      expect(error.message.length).toBeLessThan(1_000)
+    },
+    cliLine: /Invalid A2A answer.*not JSON/
+  },
+  {
+    name: "a 50 MB answer over a 1 MiB maxResponseBytes",
+    setup: (ctx) => stage(ctx, { plan: () => "answer-50mb" }),
+    maxResponseBytes: 1024 * 1024,
+    sdkTimeout: 20,
+    cliTimeout: 20,
+    budgetMs: 2_000,
+    tag: "InvalidA2AResponseError",
+    sends: 1,
+    resolves: 1,
+    // refused from its Content-Length: the client stops the answer instead of reading 50 MB
+    check: (error, s) => {
+      expect(error).toMatchObject({ rule: "response-too-large", status: 200 })
+      expect(error.message).toContain(`limit of ${1024 * 1024} bytes`)
+      expect(must(s.runtime).written[0] ?? 0).toBeLessThan(50 * 1024 * 1024)
+    },
+    cliLine: /Invalid A2A answer.*too large.*limit of 1048576 bytes/
   },
   {
     name: "invalid JSON",
@@ -355,7 +379,10 @@ export const sdkFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     const run = await runSdk(
       ctx.captured,
       `fault ${c.name}`,
-      { backendUrl: s.backend.origin },
+      {
+        backendUrl: s.backend.origin,
+        ...(c.maxResponseBytes === undefined ? {} : { maxResponseBytes: c.maxResponseBytes })
+      },
       (client) => Effect.flip(sdkSend(client, c))
     )
     await settle(c, s)
@@ -403,7 +430,11 @@ export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     const s = await c.setup(ctx)
     const dir = makeConfigDir()
     ctx.defer(() => Fs.rmSync(dir, { recursive: true, force: true }))
-    const result = await runCli(cliArgs(c, dir), { backendUrl: s.backend.origin, configDir: dir })
+    const result = await runCli(cliArgs(c, dir), {
+      backendUrl: s.backend.origin,
+      configDir: dir,
+      ...(c.maxResponseBytes === undefined ? {} : { maxResponseBytes: c.maxResponseBytes })
+    })
     captureCli(ctx.captured, `cli fault ${c.name}`, result)
     await settle(c, s)
     expect(result.code, result.stderr).toBe(1)

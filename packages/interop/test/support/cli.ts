@@ -38,6 +38,8 @@ export interface CliOptions {
   readonly accessToken?: string | undefined
   readonly refreshToken?: string | undefined
   readonly username?: string | undefined
+  /** `MAINSEQUENCE_MAX_RESPONSE_BYTES` */
+  readonly maxResponseBytes?: number | undefined
   /** Reuse a config dir (to share the cache between runs); a fresh one otherwise. */
   readonly configDir?: string | undefined
   /** Called once the child runs (e.g. to send it SIGINT later). */
@@ -61,6 +63,7 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
   }
   if (options.refreshToken !== undefined) env["MAINSEQUENCE_REFRESH_TOKEN"] = options.refreshToken
   if (options.username !== undefined) env["MAINSEQUENCE_USERNAME"] = options.username
+  if (options.maxResponseBytes !== undefined) env["MAINSEQUENCE_MAX_RESPONSE_BYTES"] = String(options.maxResponseBytes)
   const started = performance.now()
   return new Promise((resolve, reject) => {
     const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })

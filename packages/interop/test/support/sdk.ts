@@ -17,6 +17,7 @@ export interface SdkOptions {
   readonly accessToken?: string
   readonly refreshToken?: string
   readonly username?: string
+  readonly maxResponseBytes?: number
 }
 
 export interface SdkRun<A, E> {
@@ -59,7 +60,8 @@ export const runSdk = async <A, E>(
     backendUrl: options.backendUrl,
     accessToken: Redacted.make(options.accessToken ?? secrets.userAccess),
     ...(options.refreshToken === undefined ? {} : { refreshToken: Redacted.make(options.refreshToken) }),
-    ...(options.username === undefined ? {} : { username: options.username })
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes })
   })
   const program = Effect.flatMap(A2AClient.A2AClient, use).pipe(Effect.provide(layer), recorder.provide)
   const started = performance.now()
