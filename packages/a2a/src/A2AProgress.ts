@@ -1,6 +1,8 @@
 /**
- * Progress while a transient runtime is awaited is published, not printed: the client reports
- * {@link RuntimeAccessProgress} events to an optional `A2AProgress` service. Without one, nothing happens.
+ * Progress is published, not printed: the client reports {@link A2AProgressEvent}s to an optional
+ * `A2AProgress` service — {@link MessagePrepared} once the request body of a send is built (before any
+ * network call), {@link RuntimeAccessProgress} before each wait for a transient runtime. Without the
+ * service, nothing happens.
  *
  * @since 0.1.0
  */
@@ -8,6 +10,19 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
+
+/**
+ * Reported once the request body of a send is built, before any network call: from here on, `messageId`
+ * is the id that goes on the wire (for a caller that wants to name it even if the call is interrupted).
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export interface MessagePrepared {
+  readonly _tag: "MessagePrepared"
+  readonly agentSessionUid: string
+  readonly messageId: string
+}
 
 /**
  * Reported before each wait for a transient runtime.
@@ -32,11 +47,19 @@ export interface RuntimeAccessProgress {
 }
 
 /**
+ * Every progress event, tagged by `_tag`.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type A2AProgressEvent = MessagePrepared | RuntimeAccessProgress
+
+/**
  * @since 0.1.0
  * @category models
  */
 export interface Service {
-  readonly report: (event: RuntimeAccessProgress) => Effect.Effect<void>
+  readonly report: (event: A2AProgressEvent) => Effect.Effect<void>
 }
 
 /**
@@ -51,7 +74,7 @@ export class A2AProgress extends Context.Tag("@mainsequence/a2a/A2AProgress")<A2
  * @since 0.1.0
  * @category utils
  */
-export const report = (event: RuntimeAccessProgress): Effect.Effect<void> =>
+export const report = (event: A2AProgressEvent): Effect.Effect<void> =>
   Effect.flatMap(
     Effect.serviceOption(A2AProgress),
     Option.match({ onNone: () => Effect.void, onSome: (progress) => progress.report(event) })

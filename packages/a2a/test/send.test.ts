@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "../src/A2AClient.js"
-import { A2AProgress } from "../src/A2AProgress.js"
+import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
 import * as Attachment from "../src/Attachment.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
@@ -185,16 +185,56 @@ describe("send: admission", () => {
   it.effect("reports progress to A2AProgress before each wait", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const events: Array<{ state: string; retryAfterMs: number; attempt: number }> = []
+      const events: Array<A2AProgressEvent> = []
       const progress = A2AProgress.of({ report: (event) => Effect.sync(() => void events.push(event)) })
       yield* runFor(
         a2a.sendA2AMessage(sessionUid, { message: "hi" }).pipe(Effect.provideService(A2AProgress, progress)),
         "10 seconds"
       )
-      expect(events.length).toBeGreaterThan(0)
-      expect(events[0]).toMatchObject({ state: "waking", retryAfterMs: 1500, attempt: 1 })
-      expect(events.map((e) => e.attempt)).toEqual(events.map((_, i) => i + 1))
+      const waits = events.filter((e) => e._tag === "RuntimeAccessProgress")
+      expect(waits.length).toBeGreaterThan(0)
+      expect(waits[0]).toMatchObject({ state: "waking", retryAfterMs: 1500, attempt: 1 })
+      expect(waits.map((e) => e.attempt)).toEqual(waits.map((_, i) => i + 1))
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: coldStart })] }))))
+
+  it.effect("reports MessagePrepared with the id on the wire once the body is built, before any request", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const seen: Array<{ readonly event: A2AProgressEvent; readonly requestsBefore: number }> = []
+      const progress = A2AProgress.of({
+        report: (event) =>
+          Effect.flatMap(
+            p.requestLog,
+            (log) => Effect.sync(() => void seen.push({ event, requestsBefore: log.length }))
+          )
+      })
+      const sends: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
+        a2a.sendA2AMessage(sessionUid, { message: "generated id" }),
+        a2a.sendA2AMessage(sessionUid, { message: "job", responseKind: "task" })
+      ]
+      for (const send of sends) {
+        yield* p.clearRequestLog
+        seen.length = 0
+        yield* runFor(Effect.provideService(send, A2AProgress, progress), "10 seconds")
+        const [first] = seen
+        expect(first?.event).toEqual({
+          _tag: "MessagePrepared",
+          agentSessionUid: sessionUid,
+          messageId: (yield* runtimeSends)[0]?.messageId
+        })
+        expect(first?.event.messageId).toMatch(/^msg-/)
+        expect(first?.requestsBefore).toBe(0)
+        expect(seen.filter((s) => s.event._tag === "MessagePrepared")).toHaveLength(1)
+        expect(seen.slice(1).every((s) => s.event._tag === "RuntimeAccessProgress")).toBe(true)
+      }
+      // bad input: nothing prepared, nothing reported
+      seen.length = 0
+      yield* Effect.flip(Effect.provideService(a2a.sendA2AMessage(sessionUid, { message: " " }), A2AProgress, progress))
+      expect(seen).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ access: coldStart, agent: { taskSupport: true } })]
+    }))))
 
   it.effect("AgentRuntimeNotReadyError when the next retry no longer fits, and nothing was sent", () =>
     Effect.gen(function*() {

@@ -15,7 +15,6 @@ import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { CliConfigError } from "./CliConfig.js"
 import { messageIdLine } from "./Failure.js"
-import * as MessageIdWitness from "./MessageIdWitness.js"
 import { type Output, printErrorLine } from "./Output.js"
 import * as Progress from "./Progress.js"
 
@@ -74,13 +73,11 @@ export const run = <A, E, R>(
   Effect.gen(function*() {
     const environment = yield* ClientEnvironment
     const progress = yield* Progress.make
-    const witness = yield* MessageIdWitness.make
     const knownMessageId = Effect.map(
-      Effect.all([progress.messageId, witness.messageId]),
-      ([reported, witnessed]) => Option.firstSomeOf([Option.fromNullable(options?.messageId), witnessed, reported])
+      progress.messageId,
+      (reported) => Option.orElse(reported, () => Option.fromNullable(options?.messageId))
     )
     return yield* Effect.flatMap(A2AClient.A2AClient, f).pipe(
-      witness.watch,
       Effect.provide(environment.layer),
       Effect.provideService(A2AProgress.A2AProgress, progress.service),
       Effect.ensuring(progress.clear),

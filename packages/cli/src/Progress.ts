@@ -4,7 +4,8 @@
  * rewritten in place every second and cleared at the end; otherwise one plain line per state change.
  * stdout is never touched.
  *
- * It also remembers the message id the SDK reports, so an interrupted send can still name it.
+ * It also remembers the message id the SDK reports (`MessagePrepared`, once the request body is built, before
+ * any request), so an interrupted send can still name the id that went on the wire.
  *
  * @since 0.1.0
  */
@@ -127,10 +128,11 @@ export const make: Effect.Effect<Progress, never, Output> = Effect.gen(function*
   return {
     service: {
       report: (event) =>
-        Effect.zipRight(
-          event.messageId === undefined ? Effect.void : Ref.set(messageId, Option.some(event.messageId)),
-          output.stderrIsTTY ? draw(event) : printOnStateChange(event)
-        )
+        event._tag === "MessagePrepared"
+          ? Ref.set(messageId, Option.some(event.messageId))
+          : output.stderrIsTTY
+          ? draw(event)
+          : printOnStateChange(event)
     },
     messageId: Ref.get(messageId),
     clear

@@ -8,6 +8,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import type { SendA2AMessageInput } from "../A2AClient.js"
 import * as A2AError from "../A2AError.js"
+import * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as Timeout from "../Timeout.js"
@@ -116,6 +117,7 @@ export const sendMessage = (env: Env, agentSessionUid: string, input: SendA2AMes
     const budget = yield* Timeout.toBudget(input.timeout)
     const body = yield* buildRequestBody(uid, input)
     yield* Effect.annotateCurrentSpan({ "a2a.session_uid": uid, "a2a.message_id": body.messageId })
+    yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
     const call = yield* makeCall({
       agentSessionUid: uid,
       messageId: body.messageId,
