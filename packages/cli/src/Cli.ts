@@ -24,40 +24,58 @@ import type { CliConfigError } from "./CliConfig.js"
 import * as DevPlatform from "./commands/devPlatform.js"
 import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
+import * as GroupHelp from "./GroupHelp.js"
 import type { Output } from "./Output.js"
 import { version } from "./version.js"
 
+const executable = "mainsequence"
+
+const config = CliConfig.make({ isCaseSensitive: true, showBuiltIns: false })
+
+const groups = {
+  root: { path: [], description: "The Main Sequence command line" },
+  agent: { path: ["agent"], description: "Main Sequence Agents" },
+  session: { path: ["agent", "session"], description: "Agent sessions" },
+  a2a: { path: ["agent", "session", "a2a"], description: "Talk to an Agent session over A2A" },
+  dev: { path: ["dev"], description: "Tools for local development" }
+} satisfies Record<string, GroupHelp.Group>
+
+// Every group (the tree above, plus `task` of Task.ts) and every runnable command, for the groups' help.
+const helpGroups: ReadonlyArray<GroupHelp.Group> = [
+  ...Object.values(groups),
+  ...GroupHelp.underGroup(groups.a2a.path, Task.group)
+]
+const helpLeaves: ReadonlyArray<GroupHelp.Leaf> = [
+  ...GroupHelp.under(groups.a2a.path, Send.help),
+  ...GroupHelp.under(groups.a2a.path, Task.help),
+  ...GroupHelp.under(groups.dev.path, DevPlatform.help)
+]
+
 const group = <Name extends string>(
   name: Name,
-  path: string,
-  description: string,
+  help: GroupHelp.Group,
   subcommands: readonly [string, ...Array<string>]
-) =>
-  Command.make(name, {}, () =>
+) => {
+  const path = [executable, ...help.path].join(" ")
+  return Command.make(name, {}, () =>
     Effect.fail(
       ValidationError.missingSubcommand(
         HelpDoc.p(`Missing command: ${path} ${subcommands.join("|")} (see ${path} --help)`)
       )
-    )).pipe(Command.withDescription(description))
+    )).pipe(Command.withDescription(help.description))
+}
 
-const a2a = group("a2a", "mainsequence agent session a2a", "Talk to an Agent session over A2A", ["send", "task"]).pipe(
+const a2a = group("a2a", groups.a2a, ["send", "task"]).pipe(
   Command.withSubcommands([Send.command, Task.command])
 )
 
-const session = group("session", "mainsequence agent session", "Agent sessions", ["a2a"]).pipe(
-  Command.withSubcommands([a2a])
-)
+const session = group("session", groups.session, ["a2a"]).pipe(Command.withSubcommands([a2a]))
 
-const agent = group("agent", "mainsequence agent", "Main Sequence Agents", ["session"]).pipe(
-  Command.withSubcommands([session])
-)
+const agent = group("agent", groups.agent, ["session"]).pipe(Command.withSubcommands([session]))
 
-const dev = group("dev", "mainsequence dev", "Tools for local development", ["platform"]).pipe(
-  Command.withSubcommands([DevPlatform.command])
-)
+const dev = group("dev", groups.dev, ["platform"]).pipe(Command.withSubcommands([DevPlatform.command]))
 
-const command = group("mainsequence", "mainsequence", "The Main Sequence command line", ["agent", "dev"])
-  .pipe(Command.withSubcommands([agent, dev]))
+const command = group(executable, groups.root, ["agent", "dev"]).pipe(Command.withSubcommands([agent, dev]))
 
 /**
  * Every failure of a run.
@@ -79,7 +97,16 @@ export type CliError =
  */
 export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp.Environment
 
-const runCommand = Command.run(command, { name: "mainsequence", version })
+const runCommand = Command.run(command, { name: executable, version })
+
+// `--help` on a group is answered here (see GroupHelp.ts: @effect/cli repeats the parents' names); on the
+// log stream, like @effect/cli's own help.
+const runOrGroupHelp = (argv: ReadonlyArray<string>) => {
+  const group = GroupHelp.requested(helpGroups, argv.slice(2))
+  return group === undefined
+    ? runCommand(argv)
+    : Console.log(HelpDoc.toAnsiText(GroupHelp.render({ executable, version, config, group, leaves: helpLeaves })))
+}
 
 // @effect/cli prints a parse error's help document on the console's error stream. The CLI reports every
 // failure itself as one line (see Failure.ts), so that stream is muted; `--help` (the log stream) stays.
@@ -96,7 +123,7 @@ const withoutCliErrorPrinting = Effect.flatMap(
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, CliRequirements> =>
   Effect.flatMap(withoutCliErrorPrinting, (console) =>
-    runCommand(argv).pipe(
+    runOrGroupHelp(argv).pipe(
       Effect.withConsole(console),
-      Effect.provide(CliConfig.layer({ isCaseSensitive: true, showBuiltIns: false }))
+      Effect.provide(CliConfig.layer(config))
     ))

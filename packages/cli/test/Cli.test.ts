@@ -3,6 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { A2AError, type A2AProtocol } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
 import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
 
@@ -249,5 +250,71 @@ describe("task: command line", () => {
       expect(bad.calls).toEqual([])
       const missing = yield* runCli(["agent", "session", "a2a", "task", "wait", sessionUid])
       expect(missing.exitCode).toBe(2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("help", () => {
+  const commandPaths = [
+    "mainsequence agent session a2a send",
+    "mainsequence agent session a2a task get",
+    "mainsequence agent session a2a task wait",
+    "mainsequence agent session a2a task cancel",
+    "mainsequence dev platform"
+  ]
+  // The command path of a listed usage line: the words before the first option or argument.
+  const pathOf = (line: string) => {
+    const words = line.split(" ")
+    const end = words.findIndex((word) => /^[[<-]/.test(word))
+    return words.slice(0, end === -1 ? undefined : end).join(" ")
+  }
+  // The command paths listed in the COMMANDS section.
+  const listedPaths = (stdout: string) =>
+    (stripVTControlCharacters(stdout).split("\nCOMMANDS\n")[1] ?? "").split("\n").filter((line) =>
+      line.startsWith("mainsequence ")
+    )
+      .map(pathOf)
+
+  it.scoped("the root help lists each command once, by its full path (no repeated parent names)", () =>
+    Effect.gen(function*() {
+      for (const flag of ["--help", "-h"]) {
+        const result = yield* runCli([flag])
+        expect(result.exitCode).toBe(0)
+        expect(result.stderr).toBe("")
+        expect(result.calls).toEqual([])
+        expect(listedPaths(result.stdout)).toEqual(commandPaths)
+        const text = stripVTControlCharacters(result.stdout)
+        expect(text).not.toMatch(/\b(agent|session|a2a|task|dev) \1\b/)
+        expect(text).toContain("$ mainsequence <command>")
+        expect(text).toContain("Send a message to an Agent session and print the Agent's answer")
+        expect(text).toContain("mainsequence agent session a2a task get [--timeout SECONDS]")
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("each group's help lists the commands below it, once each", () =>
+    Effect.gen(function*() {
+      for (
+        const group of [
+          ["agent"],
+          ["agent", "session"],
+          ["agent", "session", "a2a"],
+          ["agent", "session", "a2a", "task"],
+          ["dev"]
+        ]
+      ) {
+        const prefix = ["mainsequence", ...group].join(" ")
+        const result = yield* runCli([...group, "--help"])
+        expect({ group, exitCode: result.exitCode }).toEqual({ group, exitCode: 0 })
+        expect(listedPaths(result.stdout)).toEqual(commandPaths.filter((path) => path.startsWith(`${prefix} `)))
+        expect(stripVTControlCharacters(result.stdout)).toContain(`$ ${prefix} <command>`)
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a command's own help stays @effect/cli's", () =>
+    Effect.gen(function*() {
+      const result = yield* runCli(["agent", "session", "a2a", "send", "--help"])
+      expect(result.exitCode).toBe(0)
+      expect(result.calls).toEqual([])
+      expect(result.stdout).toContain("--message-file PATH")
+      expect(result.stdout).toContain("--response-kind message|task")
     }).pipe(Effect.provide(NodeContext.layer)))
 })

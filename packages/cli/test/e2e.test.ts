@@ -7,6 +7,7 @@ import { demoSessionUids } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { stripVTControlCharacters } from "node:util"
 import {
   allOutput,
   linesOf,
@@ -208,6 +209,13 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(help.stdout).toContain("--message-file")
       expect(help.stdout).toContain("--response-kind")
       expect(help.stderr).toBe("")
+      const rootHelp = yield* runCliProcess(["--help"], { configDir: dir, env })
+      expect(rootHelp.code).toBe(0)
+      const rootText = stripVTControlCharacters(rootHelp.stdout)
+      for (const path of ["agent session a2a send", "agent session a2a task get", "dev platform"]) {
+        expect(rootText.split(`\nmainsequence ${path} `)).toHaveLength(2)
+      }
+      expect(rootText).not.toMatch(/\b(agent|session|a2a) \1\b/)
       expect(yield* platform.requestLog).toEqual([])
     }), 60_000)
 

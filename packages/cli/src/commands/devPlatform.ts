@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printLine } from "../Output.js"
 
 /**
@@ -86,10 +87,18 @@ export const runDevPlatform = (flags: { readonly port: number }): Effect.Effect<
     return yield* Effect.never
   }).pipe(Effect.scoped)
 
+const description = "Serve the local reference platform (backend + runtime + demo Agents) until Ctrl-C"
+
 /**
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make("platform", flags, runDevPlatform).pipe(
-  Command.withDescription("Serve the local reference platform (backend + runtime + demo Agents) until Ctrl-C")
-)
+export const command = Command.make("platform", flags, runDevPlatform).pipe(Command.withDescription(description))
+
+/**
+ * The command as listed in the help of the groups above it.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const help: ReadonlyArray<GroupHelp.Leaf> = [GroupHelp.leaf(command, description)]

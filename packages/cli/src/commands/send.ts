@@ -17,6 +17,7 @@ import { readAttachments } from "../flags/attachments.js"
 import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
 import { readMessage } from "../flags/message.js"
 import { parseNumber } from "../flags/number.js"
+import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
 
 const flags = {
@@ -141,10 +142,18 @@ export const runSend = (
     yield* printAnswer(answer, flags.output)
   })
 
+const description = "Send a message to an Agent session and print the Agent's answer"
+
 /**
  * @since 0.1.0
  * @category commands
  */
-export const command = Command.make("send", flags, runSend).pipe(
-  Command.withDescription("Send a message to an Agent session and print the Agent's answer")
-)
+export const command = Command.make("send", flags, runSend).pipe(Command.withDescription(description))
+
+/**
+ * The command as listed in the help of the groups above it.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const help: ReadonlyArray<GroupHelp.Leaf> = [GroupHelp.leaf(command, description)]

@@ -11,6 +11,7 @@ import * as Effect from "effect/Effect"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
 import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
+import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
 
 const flags = {
@@ -52,18 +53,39 @@ export const runTaskCall = (call: TaskCall) =>
     yield* printAnswer(task, flags.output)
   })
 
-const taskCommand = <Name extends string>(name: Name, call: TaskCall, description: string) =>
-  Command.make(name, flags, runTaskCall(call)).pipe(Command.withDescription(description))
+const taskCommand = <Name extends string>(name: Name, call: TaskCall, description: string) => {
+  const command = Command.make(name, flags, runTaskCall(call)).pipe(Command.withDescription(description))
+  return { command, help: GroupHelp.leaf(command, description) }
+}
+
+const get = taskCommand("get", "getA2ATask", "Print the Task's current state")
+const wait = taskCommand("wait", "waitForA2ATask", "Wait until the Task ends or needs input, then print it")
+const cancel = taskCommand("cancel", "cancelA2ATask", "Cancel the Task and print it")
+
+/**
+ * The `task` group: its path below `a2a` and description.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const group: GroupHelp.Group = {
+  path: ["task"],
+  description: "Follow a Task started with send --response-kind task"
+}
 
 /**
  * @since 0.1.0
  * @category commands
  */
 export const command = Command.make("task").pipe(
-  Command.withDescription("Follow a Task started with send --response-kind task"),
-  Command.withSubcommands([
-    taskCommand("get", "getA2ATask", "Print the Task's current state"),
-    taskCommand("wait", "waitForA2ATask", "Wait until the Task ends or needs input, then print it"),
-    taskCommand("cancel", "cancelA2ATask", "Cancel the Task and print it")
-  ])
+  Command.withDescription(group.description),
+  Command.withSubcommands([get.command, wait.command, cancel.command])
 )
+
+/**
+ * The commands as listed in the help of the groups above them.
+ *
+ * @since 0.1.0
+ * @category commands
+ */
+export const help: ReadonlyArray<GroupHelp.Leaf> = GroupHelp.under(group.path, [get.help, wait.help, cancel.help])

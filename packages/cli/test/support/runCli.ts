@@ -1,5 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import { A2AClient, type A2AError, A2AProtocol } from "@mainsequence/a2a"
+import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ClientEnvironment } from "../../src/A2ACall.js"
@@ -30,7 +31,10 @@ export const agentMessage = (contextId: string): A2AProtocol.Message => ({
 
 export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 
-/** Runs the command line against a fake client; returns what it printed and its exit code. */
+/**
+ * Runs the command line against a fake client; returns what it printed and its exit code. stdout also
+ * receives the console's log stream (where `--help` goes).
+ */
 export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions = {}) =>
   Effect.gen(function*() {
     const calls: Array<Call> = []
@@ -82,7 +86,13 @@ export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions =
       stderrIsTTY: false,
       stderrColumns: undefined
     })
+    const console = yield* Console.consoleWith(Effect.succeed)
+    const capturing: Console.Console = {
+      ...console,
+      log: (...parts) => Effect.sync(() => void (stdout += `${parts.join(" ")}\n`))
+    }
     const exitCode = yield* toExitCode(Cli.run(["node", "mainsequence", ...args])).pipe(
+      Effect.withConsole(capturing),
       Effect.provide(
         Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: clientLayer }))
       )
