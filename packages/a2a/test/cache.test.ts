@@ -100,6 +100,38 @@ describe("runtime-access cache on the simulated platform", () => {
       sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 2000 } })]
     }))))
 
+  it.effect("a call that joined another call's cold-start wait and runs out of budget → AgentRuntimeNotReadyError", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const result = yield* runFor(
+        Effect.all([
+          Effect.either(a2a.sendA2AMessage(sessionUid, { message: "leader", messageId: "m-long", timeout: 20 })),
+          // joins the leader's resolution (single flight), with a budget that ends during the wait
+          Effect.zipRight(
+            Effect.yieldNow(),
+            Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "follower", messageId: "m-short", timeout: 3 }))
+          )
+        ], { concurrency: "unbounded" }),
+        "1 minute"
+      )
+      const [leader, follower] = result.value ?? []
+      expect(follower).toMatchObject({
+        _tag: "AgentRuntimeNotReadyError",
+        messageId: "m-short",
+        state: "waking",
+        retryAfterMs: 1000
+      })
+      expect(follower?.message).toContain("Nothing was sent")
+      expect(leader?._tag).toBe("Right")
+      // one resolve sequence, led by the long call; only its message was sent
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000, 2000, 3000, 4000, 5000])
+      expect((yield* runtimeSends).map((s) => s.messageId)).toEqual(["m-long"])
+    }).pipe(Effect.provide(simulated({
+      sessions: [
+        session({ access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 1000, durationMs: 5000 }] } })
+      ]
+    }))))
+
   it.effect("a username-scoped cache serves repeated sends from one resolve", () =>
     Effect.gen(function*() {
       const a2a = yield* client

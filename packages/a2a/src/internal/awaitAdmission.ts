@@ -22,8 +22,11 @@ import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
  */
 export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env, call: Call) {
   yield* Effect.annotateCurrentSpan(spanAttributes(call))
+  // A new resolution: what an earlier one saw is no longer the session's state.
+  yield* Ref.set(call.sessionWaitingFor, Option.none())
   for (let attempt = 1;; attempt++) {
     const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(env, call, attempt)
+    yield* Ref.set(call.sessionWaitingFor, decision._tag === "Transient" ? Option.some(decision) : Option.none())
     switch (decision._tag) {
       case "Admitted": {
         yield* Ref.set(call.waitingFor, Option.none())

@@ -28,6 +28,11 @@ export interface Call {
   readonly sent: Ref.Ref<boolean>
   /** The last transient answer while waiting for the runtime, cleared once admitted. */
   readonly waitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
+  /**
+   * The last transient answer of the session's resolution under way, whichever call leads it: a call that
+   * joined another call's wait (single flight through the cache) sees the wait it is in.
+   */
+  readonly sessionWaitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
   readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
 }
 
@@ -38,6 +43,7 @@ export const makeCall = (options: {
   readonly taskId?: string | undefined
   readonly budget: Timeout.Budget
   readonly step: A2AStep
+  readonly sessionWaitingFor?: Ref.Ref<Option.Option<RuntimeAccess.Transient>> | undefined
 }): Effect.Effect<Call> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -50,6 +56,7 @@ export const makeCall = (options: {
       step: yield* Ref.make(options.step),
       sent: yield* Ref.make(false),
       waitingFor: yield* Ref.make(Option.none<RuntimeAccess.Transient>()),
+      sessionWaitingFor: options.sessionWaitingFor ?? (yield* Ref.make(Option.none<RuntimeAccess.Transient>())),
       lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>())
     }
   })
@@ -71,7 +78,8 @@ export const spanAttributes = (call: Call, attempt?: number): Record<string, str
 
 /**
  * The timeout error for the current state of the call: still waiting for a transient runtime (nothing
- * sent) → `AgentRuntimeNotReadyError`, otherwise `A2ATimeoutError` naming the step.
+ * sent), its own wait or the one it joined → `AgentRuntimeNotReadyError`, otherwise `A2ATimeoutError`
+ * naming the step.
  *
  * @internal
  */
@@ -81,9 +89,10 @@ export const timeoutError = (
   seconds: number
 ): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
   Effect.gen(function*() {
+    const joined = yield* Ref.get(call.sessionWaitingFor)
     const step = yield* Ref.get(call.step)
     const sent = yield* Ref.get(call.sent)
-    const waitingFor = yield* Ref.get(call.waitingFor)
+    const waitingFor = Option.orElse(yield* Ref.get(call.waitingFor), () => joined)
     const lastTask = yield* Ref.get(call.lastTask)
     if (!sent && Option.isSome(waitingFor) && (step === "await-runtime" || step === "resolve-runtime-access")) {
       return yield* new AgentRuntimeNotReadyError({

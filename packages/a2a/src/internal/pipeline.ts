@@ -122,7 +122,8 @@ export const sendMessage = (env: Env, agentSessionUid: string, input: SendA2AMes
       agentSessionUid: uid,
       messageId: body.messageId,
       budget,
-      step: body.responseKind === "task" ? "discover-agent" : "resolve-runtime-access"
+      step: body.responseKind === "task" ? "discover-agent" : "resolve-runtime-access",
+      sessionWaitingFor: env.sessionWaitingFor(uid)
     })
     return yield* withinBudget(
       call,

@@ -43,7 +43,13 @@ const taskCall = <A, E>(
     const uid = yield* validateSessionUid(agentSessionUid)
     const id = yield* validateTaskId(taskId)
     const budget = yield* Timeout.toBudget(options?.timeout)
-    const call = yield* makeCall({ agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" })
+    const call = yield* makeCall({
+      agentSessionUid: uid,
+      taskId: id,
+      budget,
+      step: "resolve-runtime-access",
+      sessionWaitingFor: env.sessionWaitingFor(uid)
+    })
     return yield* withinBudget(call, run(call, id))
   })
 
