@@ -192,7 +192,9 @@ export class RuntimeAuthError extends Schema.TaggedError<RuntimeAuthError>()("Ru
 }
 
 /**
- * The call's total budget or one of its phase limits ran out.
+ * The call's total budget or one of its phase limits ran out. `limit` says which: `total` (the budget),
+ * `connect`, `read` (between two body chunks) or `response-head` (no response head within connect + read
+ * seconds of a `[connect, read]` budget).
  *
  * @since 0.1.0
  * @category errors
@@ -200,17 +202,23 @@ export class RuntimeAuthError extends Schema.TaggedError<RuntimeAuthError>()("Ru
 export class A2ATimeoutError extends Schema.TaggedError<A2ATimeoutError>()("A2ATimeoutError", {
   ...SessionFields,
   step: A2AStep,
-  limit: Schema.Literal("total", "connect", "read"),
+  limit: Schema.Literal("total", "connect", "read", "response-head"),
   seconds: Schema.Number,
   messageMayHaveBeenSent: Schema.Boolean,
   taskId: Schema.optional(Schema.String),
   lastTask: Schema.optional(Schema.Unknown)
 }) {
   override get message(): string {
-    const which = this.limit === "total" ? "budget" : `${this.limit} limit`
     const sent = this.messageMayHaveBeenSent
       ? "; the message may already have reached the runtime and is not sent again"
       : ""
+    if (this.limit === "response-head") {
+      return withIds(
+        `No response head within ${this.seconds} s (the connect + read limits) during ${this.step}${sent}`,
+        this
+      )
+    }
+    const which = this.limit === "total" ? "budget" : `${this.limit} limit`
     return withIds(`The call's ${this.seconds} s ${which} ran out during ${this.step}${sent}`, this)
   }
 }

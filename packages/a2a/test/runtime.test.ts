@@ -251,9 +251,12 @@ describe("send: budget", () => {
         a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: [1, 2] }),
         "1 minute"
       )
+      // the first exchange's head limit (connect + read) ends with the total budget: reported as the budget
       expect(error).toMatchObject({
         _tag: "A2ATimeoutError",
         step: "resolve-runtime-access",
+        limit: "total",
+        seconds: 3,
         messageMayHaveBeenSent: false
       })
       expect(millis).toBe(3000)

@@ -85,7 +85,7 @@ export const spanAttributes = (call: Call, attempt?: number): Record<string, str
  */
 export const timeoutError = (
   call: Call,
-  limit: "total" | "connect" | "read",
+  limit: A2ATimeoutError["limit"],
   seconds: number
 ): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
   Effect.gen(function*() {

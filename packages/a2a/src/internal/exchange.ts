@@ -142,12 +142,12 @@ export const exchange = (
     const sentBefore = options.carriesMessage === true
       ? yield* Ref.getAndSet(call.sent, true)
       : yield* Ref.get(call.sent)
-    const readSeconds = read === undefined ? 0 : Duration.toSeconds(read)
     // A phase limit that runs out together with the whole budget is reported as the budget.
-    const phaseTimeout = Effect.flatMap(remainingMillis(call), (remaining) =>
-      remaining <= 0
-        ? timeoutError(call, "total", call.budget.totalSeconds)
-        : timeoutError(call, "read", readSeconds))
+    const phaseTimeout = (limit: "read" | "response-head", seconds: number) =>
+      Effect.flatMap(remainingMillis(call), (remaining) =>
+        remaining <= 0
+          ? timeoutError(call, "total", call.budget.totalSeconds)
+          : timeoutError(call, limit, seconds))
     // With the platform's client span off (below), the trace context is propagated from this exchange's span.
     const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
     const span = propagate ? yield* Effect.option(Effect.currentSpan) : Option.none()
@@ -164,7 +164,11 @@ export const exchange = (
     )
     const response = yield* connect === undefined || read === undefined
       ? execute
-      : timeoutWith(execute, Duration.sum(connect, read), phaseTimeout)
+      : timeoutWith(
+        execute,
+        Duration.sum(connect, read),
+        phaseTimeout("response-head", Duration.toSeconds(Duration.sum(connect, read)))
+      )
     yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
     if (step === "send-message") yield* Ref.set(call.step, "read-response")
     const limit = options.maxResponseBytes
@@ -184,7 +188,7 @@ export const exchange = (
         }
       ),
       Effect.catchTags({
-        ReadStalled: () => phaseTimeout,
+        ReadStalled: () => phaseTimeout("read", read === undefined ? 0 : Duration.toSeconds(read)),
         ResponseError: (error) =>
           transportError(call, step === "send-message" ? "read-response" : step, request, error, sentBefore)
       })
