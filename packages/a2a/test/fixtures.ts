@@ -2,7 +2,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
-import { layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import { A2ASchema, layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
@@ -13,6 +13,8 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
+import type * as A2AError from "../src/A2AError.js"
+import type * as A2AProtocol from "../src/A2AProtocol.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 
 export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
@@ -23,22 +25,91 @@ export const session = (
   scenario: Omit<SessionScenario.SessionScenarioInput, "sessionUid" | "agentUid" | "serviceUid"> = {}
 ): SessionScenario.SessionScenarioInput => ({ sessionUid, agentUid, serviceUid, ...scenario })
 
+/**
+ * The `message:send` bodies in a request log that break the A2A v1 schema (`Send Message Request`, plus
+ * `configuration.responseKind`), as `<messageId>: <violation>`.
+ */
+export const schemaViolations = (log: ReadonlyArray<SimulatedPlatform.RequestLogEntry>): ReadonlyArray<string> =>
+  log.filter((entry) => entry.schemaViolation !== null).map((entry) =>
+    `${entry.messageId ?? "(no message id)"}: ${entry.schemaViolation}`
+  )
+
+/**
+ * When the test's scope closes, fails it (a defect) if any `message:send` body it caused breaks the A2A v1
+ * schema. Part of every {@link simulated} layer.
+ */
+export const sendBodiesConform: Layer.Layer<never, never, SimulatedPlatform.SimulatedPlatform> = Layer
+  .scopedDiscard(
+    Effect.flatMap(
+      SimulatedPlatform.SimulatedPlatform,
+      (platform) =>
+        Effect.addFinalizer(() =>
+          Effect.flatMap(platform.requestLog, (log) => {
+            const violations = schemaViolations(log)
+            return violations.length === 0
+              ? Effect.void
+              : Effect.dieMessage(`message:send bodies that break the A2A v1 schema:\n${violations.join("\n")}`)
+          })
+        )
+    )
+  )
+
 /** The client on the simulated platform, with a memory cache; the platform stays in context. */
 export const simulated = (
   platform: SimulatedPlatform.Options,
   client: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl" | "accessToken">> = {}
-) =>
-  A2AClient.layer({
+) => {
+  const simulation = Layer.merge(layerTest(platform), RuntimeAccessCache.layerMemory)
+  return A2AClient.layer({
     backendUrl: SimulatedPlatform.defaultBaseUrl,
     accessToken: SimulatedPlatform.defaultUserAccessToken,
     ...client
   }).pipe(
-    Layer.provideMerge(Layer.merge(layerTest(platform), RuntimeAccessCache.layerMemory)),
+    Layer.provideMerge(simulation),
+    Layer.merge(Layer.provide(sendBodiesConform, simulation)),
     Layer.orDie
   )
+}
 
 export const platform = SimulatedPlatform.SimulatedPlatform
-export const client = A2AClient.A2AClient
+
+const conformsTo = (answer: A2AProtocol.Message | A2AProtocol.Task): Effect.Effect<void> => {
+  const result = "status" in answer
+    ? A2ASchema.validateTask(answer, { allowUnknownFields: true })
+    : A2ASchema.validateMessage(answer, { allowUnknownFields: true })
+  return Either.match(result, {
+    onLeft: (violation) => Effect.dieMessage(`the SDK returned an answer that breaks A2A v1: ${violation.message}`),
+    onRight: () => Effect.void
+  })
+}
+
+/** The client with every Message and Task it returns validated against the A2A v1 schema (unknown fields allowed). */
+const conformant = (a2a: A2AClient.A2AClient): A2AClient.A2AClient => {
+  function sendA2AMessage(
+    uid: string,
+    input: A2AClient.SendA2AMessageInput & { readonly responseKind: "task" }
+  ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
+  function sendA2AMessage(
+    uid: string,
+    input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+  ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
+  function sendA2AMessage(
+    uid: string,
+    input: A2AClient.SendA2AMessageInput
+  ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
+  function sendA2AMessage(uid: string, input: A2AClient.SendA2AMessageInput) {
+    return Effect.tap(a2a.sendA2AMessage(uid, input), conformsTo)
+  }
+  return {
+    sendA2AMessage,
+    getA2ATask: (uid, taskId, options) => Effect.tap(a2a.getA2ATask(uid, taskId, options), conformsTo),
+    waitForA2ATask: (uid, taskId, options) => Effect.tap(a2a.waitForA2ATask(uid, taskId, options), conformsTo),
+    cancelA2ATask: (uid, taskId, options) => Effect.tap(a2a.cancelA2ATask(uid, taskId, options), conformsTo)
+  }
+}
+
+/** The `A2AClient` in context, with every answer it returns checked against the A2A v1 schema. */
+export const client = Effect.map(A2AClient.A2AClient, conformant)
 
 export const runtimeSends = Effect.map(
   Effect.flatMap(platform, (p) => p.requestLog),

@@ -12,7 +12,7 @@ import * as Redacted from "effect/Redacted"
 import * as Tracer from "effect/Tracer"
 import * as A2AClient from "../src/A2AClient.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { runFor, session, sessionUid } from "./fixtures.js"
+import { runFor, sendBodiesConform, session, sessionUid } from "./fixtures.js"
 
 // Every bearer token that crossed the wire, read from the requests themselves.
 const secrets = new Set<string>([
@@ -36,6 +36,7 @@ const layer = (options: SimulatedPlatform.Options) =>
     refreshToken: SimulatedPlatform.defaultRefreshToken
   }).pipe(
     Layer.provideMerge(Layer.merge(recordingHttpClient, RuntimeAccessCache.layerMemory)),
+    Layer.merge(sendBodiesConform),
     Layer.provideMerge(SimulatedPlatform.layer(options)),
     Layer.orDie
   )

@@ -6,7 +6,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "../src/A2AClient.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { session, sessionUid } from "./fixtures.js"
+import { sendBodiesConform, session, sessionUid } from "./fixtures.js"
 
 describe("RuntimeAccessCache.layerStore", () => {
   it.effect("persists admitted access through the store, removes it on a runtime 401, never stores blocked access", () =>
@@ -18,16 +18,13 @@ describe("RuntimeAccessCache.layerStore", () => {
         set: (key, access) => Effect.sync(() => void (calls.push("set"), entries.set(key, access))),
         remove: (key) => Effect.sync(() => void (calls.push("remove"), entries.delete(key)))
       }
+      const simulation = layerTest({ sessions: [session({ token: { rejectFirstSends: 1 } })] })
       const layer = A2AClient.layer({
         backendUrl: SimulatedPlatform.defaultBaseUrl,
         accessToken: SimulatedPlatform.defaultUserAccessToken
       }).pipe(
-        Layer.provideMerge(
-          Layer.merge(
-            layerTest({ sessions: [session({ token: { rejectFirstSends: 1 } })] }),
-            RuntimeAccessCache.layerStore(store)
-          )
-        ),
+        Layer.provideMerge(Layer.merge(simulation, RuntimeAccessCache.layerStore(store))),
+        Layer.merge(Layer.provide(sendBodiesConform, simulation)),
         Layer.orDie
       )
       yield* Effect.gen(function*() {
