@@ -120,6 +120,23 @@ export interface A2AClient {
 }
 
 /**
+ * The client service. Get it from the context; a layer (`layerConfig`, or `layerConfig` of
+ * `@mainsequence/a2a/node`) provides it. Failures are tagged errors of `A2AError`.
+ *
+ * @example
+ * import { A2AClient, A2AProtocol } from "@mainsequence/a2a"
+ * import * as Effect from "effect/Effect"
+ *
+ * // ask an Agent session a question; a Message-limit answer becomes a hint to use Task mode
+ * export const ask = (agentSessionUid: string, question: string) =>
+ *   Effect.gen(function*() {
+ *     const client = yield* A2AClient.A2AClient
+ *     const answer = yield* client.sendA2AMessage(agentSessionUid, { message: question, timeout: [5, 120] })
+ *     return A2AProtocol.textOf(answer).join("\n")
+ *   }).pipe(
+ *     Effect.catchTag("A2AMessageLimitExceededError", () => Effect.succeed("Too long for a Message: use a Task"))
+ *   )
+ *
  * @since 0.1.0
  * @category tags
  */
@@ -245,6 +262,19 @@ export const config: Config.Config<A2AClientOptions> = Config.all({
 })))
 
 /**
+ * The client with its options from a `Config` (default {@link config}: the `MAINSEQUENCE_*` environment).
+ * It needs an `HttpClient` and a `RuntimeAccessCache`.
+ *
+ * @example
+ * import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
+ * import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
+ * import * as Layer from "effect/Layer"
+ *
+ * // nothing is read or connected until the layer is built
+ * export const A2AClientLive = A2AClient.layerConfig().pipe(
+ *   Layer.provide(Layer.merge(NodeHttpClient.layerUndici, RuntimeAccessCache.layerMemory))
+ * )
+ *
  * @since 0.1.0
  * @category layers
  */

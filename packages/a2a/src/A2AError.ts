@@ -167,6 +167,20 @@ export class A2AMessageLimitExceededError extends Schema.TaggedError<A2AMessageL
 /**
  * Whether an error is a server error: a {@link ServerError} or its kind {@link A2AMessageLimitExceededError}.
  *
+ * @example
+ * import { A2AError } from "@mainsequence/a2a"
+ *
+ * const limit = new A2AError.A2AMessageLimitExceededError({
+ *   method: "POST",
+ *   url: "https://runtime.example/api/a2a/v1/message:send",
+ *   status: 504,
+ *   origin: "runtime",
+ *   reason: "MESSAGE_RESPONSE_LIMIT_EXCEEDED",
+ *   limitSeconds: 90
+ * })
+ * assert.strictEqual(A2AError.isServerError(limit), true)
+ * assert.strictEqual(A2AError.isServerError(new A2AError.A2AInputError({ field: "message", reason: "blank" })), false)
+ *
  * @since 0.1.0
  * @category refinements
  */

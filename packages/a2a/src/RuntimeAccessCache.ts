@@ -249,6 +249,21 @@ export const layerMemory: Layer.Layer<RuntimeAccessCache> = Layer.effect(
 /**
  * The cache over a persistent store (the CLI's file).
  *
+ * @example
+ * import { RuntimeAccessCache } from "@mainsequence/a2a"
+ * import * as Effect from "effect/Effect"
+ * import * as Option from "effect/Option"
+ *
+ * // a store over a Map; a real one would persist the entries (the token stays Redacted)
+ * const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+ * const store: RuntimeAccessCache.RuntimeAccessStore = {
+ *   get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+ *   set: (key, access) => Effect.sync(() => void entries.set(key, access)),
+ *   remove: (key) => Effect.sync(() => void entries.delete(key))
+ * }
+ *
+ * export const RuntimeAccessCacheLive = RuntimeAccessCache.layerStore(store)
+ *
  * @since 0.1.0
  * @category layers
  */

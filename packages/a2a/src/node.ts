@@ -74,6 +74,18 @@ export const layer = (options: A2AClient.A2AClientOptions): Layer.Layer<A2AClien
 /**
  * {@link layer} with the options from the environment (see `A2AClient.config`).
  *
+ * @example
+ * import { A2AClient } from "@mainsequence/a2a"
+ * import * as A2ANode from "@mainsequence/a2a/node"
+ * import * as Effect from "effect/Effect"
+ *
+ * // run `main` with NodeRuntime.runMain from @effect/platform-node
+ * export const main = (agentSessionUid: string) =>
+ *   Effect.flatMap(A2AClient.A2AClient, (client) => client.sendA2AMessage(agentSessionUid, { message: "Hello" })).pipe(
+ *     Effect.tap((answer) => Effect.log(answer.parts)),
+ *     Effect.provide(A2ANode.layerConfig())
+ *   )
+ *
  * @since 0.1.0
  * @category layers
  */
