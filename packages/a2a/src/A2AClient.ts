@@ -12,16 +12,17 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as Attachment from "./Attachment.js"
 import * as backendClient from "./internal/backendClient.js"
+import type { SessionWait } from "./internal/budget.js"
 import type { Env } from "./internal/env.js"
 import * as pipeline from "./internal/pipeline.js"
 import { sha256Hex } from "./internal/sha256.js"
 import * as tasks from "./internal/tasks.js"
-import type * as RuntimeAccess from "./RuntimeAccess.js"
 import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
 import type * as Timeout from "./Timeout.js"
 
@@ -187,20 +188,24 @@ export const make = (
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
       : `token:${Redacted.isRedacted(options.accessToken) ? sha256Hex(Redacted.value(options.accessToken)) : ""}`
-    const waits = new Map<string, Ref.Ref<Option.Option<RuntimeAccess.Transient>>>()
+    type Waits = Map<string, SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>>
+    const waits = yield* SynchronizedRef.make<Waits>(new Map())
     const env: Env = {
       client,
       backend,
       cache,
       ready: checkOptions(options),
       maxResponseBytes,
-      sessionWaitingFor: (agentSessionUid) => {
-        const existing = waits.get(agentSessionUid)
-        if (existing !== undefined) return existing
-        const ref = Ref.unsafeMake(Option.none<RuntimeAccess.Transient>())
-        waits.set(agentSessionUid, ref)
-        return ref
-      },
+      sessionWaitingFor: (agentSessionUid) =>
+        SynchronizedRef.modifyEffect(waits, (map) => {
+          const existing = map.get(agentSessionUid)
+          return existing !== undefined
+            ? Effect.succeed([existing, map] as const)
+            : Effect.map(
+              SubscriptionRef.make(Option.none<SessionWait>()),
+              (ref) => [ref, new Map(map).set(agentSessionUid, ref)] as const
+            )
+        }),
       cacheKey: (agentSessionUid) => sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
     }
 

@@ -7,6 +7,7 @@
  *
  * @since 0.1.0
  */
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
@@ -84,12 +85,27 @@ export interface Service {
   /**
    * A valid entry, else runs `resolve` (resolution and transient wait) and keeps its admitted access.
    * Concurrent callers for the same key share one run of `resolve`. `fresh` skips the lookup.
+   *
+   * When the leader's own budget ends the shared run (it is interrupted, or fails with
+   * `AgentRuntimeNotReadyError`: its next retry does not fit), the run is not over for the callers that
+   * joined it: one of them takes over with `takeOver` (default `resolve`), the others join that one.
+   * `whileJoined` runs beside a joined caller's wait; its failure ends that caller's wait alone.
    */
   readonly getOrResolve: <R>(
     key: string,
     resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-    options?: { readonly fresh?: boolean | undefined }
+    options?: GetOrResolveOptions<R>
   ) => Effect.Effect<CachedRuntimeAccess, ResolveError, R>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface GetOrResolveOptions<R> {
+  readonly fresh?: boolean | undefined
+  readonly takeOver?: Effect.Effect<CachedRuntimeAccess, ResolveError, R> | undefined
+  readonly whileJoined?: Effect.Effect<never, ResolveError, R> | undefined
 }
 
 /**
@@ -160,10 +176,16 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
         return next
       }).pipe(Effect.zipRight(Deferred.done(flight, exit)))
 
+    // The leader's own budget ended its run, not the session's resolution: a joined caller takes over.
+    const leaderOutOfBudget = (exit: Exit.Exit<CachedRuntimeAccess, ResolveError>) =>
+      Exit.isInterrupted(exit) ||
+      (Exit.isFailure(exit) &&
+        Option.exists(Cause.failureOption(exit.cause), (error) => error._tag === "AgentRuntimeNotReadyError"))
+
     const resolveShared = <R>(
       key: string,
       resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-      options?: { readonly fresh?: boolean | undefined }
+      options?: GetOrResolveOptions<R>
     ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
       Effect.uninterruptibleMask((restore) =>
         SynchronizedRef.modifyEffect(
@@ -171,9 +193,15 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
           (map): Effect.Effect<readonly [Effect.Effect<CachedRuntimeAccess, ResolveError, R>, Map<string, Flight>]> => {
             const running = map.get(key)
             if (running !== undefined) {
-              const join = Effect.flatMap(restore(Effect.exit(Deferred.await(running))), (exit) =>
-                // The leader's own budget interrupted it: this caller takes over with its own budget.
-                Exit.isInterrupted(exit) ? resolveShared(key, resolve) : exit)
+              const awaitLeader = Effect.exit(Deferred.await(running))
+              const whileJoined = options?.whileJoined
+              const join = restore(Effect.flatMap(
+                whileJoined === undefined ? awaitLeader : Effect.raceFirst(awaitLeader, whileJoined),
+                (exit) =>
+                  leaderOutOfBudget(exit)
+                    ? resolveShared(key, options?.takeOver ?? resolve, { ...options, fresh: false })
+                    : exit
+              ))
               return Effect.succeed([join, map] as const)
             }
             return (options?.fresh === true ? Effect.succeedNone : get(key)).pipe(
@@ -196,7 +224,7 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
     const getOrResolve = <R>(
       key: string,
       resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-      options?: { readonly fresh?: boolean | undefined }
+      options?: GetOrResolveOptions<R>
     ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
       options?.fresh === true
         ? resolveShared(key, resolve, options)

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as TestClock from "effect/TestClock"
 import { client, platform, resolves, runFor, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
@@ -131,6 +132,85 @@ describe("runtime-access cache on the simulated platform", () => {
         session({ access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 1000, durationMs: 5000 }] } })
       ]
     }))))
+
+  // cold start: 4 phases of 1.5 s, each answered with retry_after_ms 1500 → resolves at 0, 1.5, 3, 4.5 s, ready at 6 s
+  const waking1500 = { state: "waking", retryAfterMs: 1500, durationMs: 1500 } as const
+  const slowColdStart = session({
+    access: {
+      _tag: "ColdStart",
+      phases: [waking1500, waking1500, waking1500, waking1500]
+    }
+  })
+  // what the platform sees from one call with budget enough to lead the whole wait alone
+  const longCallResolves = [0, 1500, 3000, 4500, 6000]
+
+  /** A call's outcome and the simulated millis it took. */
+  const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+    Effect.map(Effect.timed(Effect.either(effect)), ([took, outcome]) => ({ ms: Duration.toMillis(took), outcome }))
+
+  it.effect("a leader whose budget no longer fits fails alone; a follower whose budget fits takes over the same wait", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const result = yield* runFor(
+        Effect.all([
+          timed(a2a.sendA2AMessage(sessionUid, { message: "leader", messageId: "m-3s", timeout: 3 })),
+          // joins the leader's wait (single flight)
+          Effect.zipRight(
+            Effect.yieldNow(),
+            timed(a2a.sendA2AMessage(sessionUid, { message: "follower", messageId: "m-20s", timeout: 20 }))
+          )
+        ], { concurrency: "unbounded" }),
+        "1 minute"
+      )
+      const [leader, follower] = result.value ?? []
+      // at 1.5 s the next retry (3 s) no longer fits the 3 s budget
+      expect(leader).toMatchObject({
+        ms: 1500,
+        outcome: {
+          _tag: "Left",
+          left: {
+            _tag: "AgentRuntimeNotReadyError",
+            messageId: "m-3s",
+            state: "waking",
+            retryAfterMs: 1500,
+            remainingMs: 1500
+          }
+        }
+      })
+      expect(follower).toMatchObject({ ms: 6000, outcome: { _tag: "Right", right: { role: "ROLE_AGENT" } } })
+      // the follower resumed the wait at 3 s, as the platform asked, not at once when the leader left
+      expect((yield* resolves).map((r) => r.atMs)).toEqual(longCallResolves)
+      const sends = yield* runtimeSends
+      expect(sends.map((s) => [s.messageId, s.atMs])).toEqual([["m-20s", 6000]])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+
+  it.effect("calls sharing one cold-start wait each fail or succeed by their own budget (2 s, 5 s, 30 s)", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const send = (seconds: number) =>
+        timed(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: `m-${seconds}s`, timeout: seconds }))
+      const result = yield* runFor(
+        // the 2 s call leads; the 5 s call must leave the wait by itself whichever of the others leads it then
+        Effect.all(
+          [send(2), Effect.zipRight(Effect.yieldNow(), send(30)), Effect.zipRight(Effect.yieldNow(), send(5))],
+          {
+            concurrency: "unbounded"
+          }
+        ),
+        "1 minute"
+      )
+      const [short, long, medium] = result.value ?? []
+      const notReady = (messageId: string, remainingMs: number) => ({
+        _tag: "Left",
+        left: { _tag: "AgentRuntimeNotReadyError", messageId, retryAfterMs: 1500, remainingMs }
+      })
+      // each fails at the first answer whose next retry does not fit its own budget
+      expect(short).toMatchObject({ ms: 1500, outcome: notReady("m-2s", 500) })
+      expect(medium).toMatchObject({ ms: 4500, outcome: notReady("m-5s", 500) })
+      expect(long).toMatchObject({ ms: 6000, outcome: { _tag: "Right", right: { role: "ROLE_AGENT" } } })
+      expect((yield* resolves).map((r) => r.atMs)).toEqual(longCallResolves)
+      expect((yield* runtimeSends).map((s) => s.messageId)).toEqual(["m-30s"])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
 
   it.effect("a username-scoped cache serves repeated sends from one resolve", () =>
     Effect.gen(function*() {

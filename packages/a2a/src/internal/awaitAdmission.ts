@@ -3,36 +3,74 @@
  * exactly that long and resolve again — unless the next resolution would not fit in the call's budget.
  * This is the only wait before sending.
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import { AgentRuntimeNotReadyError, AgentRuntimeUnavailableError } from "../A2AError.js"
+import * as Stream from "effect/Stream"
+import { type AgentRuntimeNotReadyError, AgentRuntimeUnavailableError } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { type Call, enterStep, remainingMillis, spanAttributes } from "./budget.js"
+import { type Call, enterStep, notReadyError, type SessionWait, spanAttributes } from "./budget.js"
 import type { Env } from "./env.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
 
 /**
+ * Fails with `AgentRuntimeNotReadyError` if the wait's next resolve does not fit in the call's budget,
+ * else sleeps until then.
+ */
+const waitForRetry = (call: Call, wait: SessionWait) =>
+  Effect.gen(function*() {
+    const { attempt, transient } = wait
+    yield* Ref.set(call.waitingFor, Option.some(transient))
+    const now = yield* Clock.currentTimeMillis
+    if (wait.retryAtMillis >= call.deadlineMillis) {
+      return yield* notReadyError(call, transient, call.deadlineMillis - now)
+    }
+    yield* A2AProgress.report({
+      _tag: "RuntimeAccessProgress",
+      agentSessionUid: call.agentSessionUid,
+      messageId: call.messageId,
+      state: transient.state,
+      notice: transient.notice,
+      presencePhase: transient.presence?.phase ?? undefined,
+      presenceDetail: transient.presence?.detail ?? undefined,
+      retryAfterMs: transient.retryAfterMs,
+      attempt
+    })
+    yield* enterStep(call, "await-runtime")
+    yield* Effect.sleep(Duration.millis(Math.max(0, wait.retryAtMillis - now))).pipe(
+      Effect.withSpan("a2a.awaitRuntime", {
+        attributes: { ...spanAttributes(call, attempt), "a2a.retry_after_ms": transient.retryAfterMs }
+      })
+    )
+  })
+
+/**
  * Resolves until admitted; a terminal answer fails with `AgentRuntimeUnavailableError`, a next retry that
- * does not fit the budget with `AgentRuntimeNotReadyError`.
+ * does not fit the budget with `AgentRuntimeNotReadyError`. With `takingOver`, the call continues the
+ * session's wait that another call left (its budget ended): it resolves again only when that wait asked.
  *
  * @internal
  */
-export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env, call: Call) {
+export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env, call: Call, takingOver: boolean) {
   yield* Effect.annotateCurrentSpan(spanAttributes(call))
+  const leftOver = takingOver ? yield* Ref.get(call.sessionWaitingFor) : Option.none()
+  if (Option.isSome(leftOver)) yield* waitForRetry(call, leftOver.value)
   // A new resolution: what an earlier one saw is no longer the session's state.
-  yield* Ref.set(call.sessionWaitingFor, Option.none())
-  for (let attempt = 1;; attempt++) {
+  else yield* Ref.set(call.sessionWaitingFor, Option.none())
+  const firstAttempt = Option.match(leftOver, { onNone: () => 1, onSome: (wait) => wait.attempt + 1 })
+  for (let attempt = firstAttempt;; attempt++) {
     const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(env, call, attempt)
-    yield* Ref.set(call.sessionWaitingFor, decision._tag === "Transient" ? Option.some(decision) : Option.none())
     switch (decision._tag) {
       case "Admitted": {
+        yield* Ref.set(call.sessionWaitingFor, Option.none())
         yield* Ref.set(call.waitingFor, Option.none())
         return decision
       }
       case "Terminal": {
+        yield* Ref.set(call.sessionWaitingFor, Option.none())
         return yield* new AgentRuntimeUnavailableError({
           agentSessionUid: call.agentSessionUid,
           messageId: call.messageId,
@@ -43,36 +81,28 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env
         })
       }
       case "Transient": {
-        yield* Ref.set(call.waitingFor, Option.some(decision))
-        const remainingMs = yield* remainingMillis(call)
-        if (decision.retryAfterMs >= remainingMs) {
-          return yield* new AgentRuntimeNotReadyError({
-            agentSessionUid: call.agentSessionUid,
-            messageId: call.messageId,
-            state: decision.state,
-            retryAfterMs: decision.retryAfterMs,
-            remainingMs: Math.max(0, remainingMs),
-            detail: decision.presence?.detail ?? undefined
-          })
-        }
-        yield* A2AProgress.report({
-          _tag: "RuntimeAccessProgress",
-          agentSessionUid: call.agentSessionUid,
-          messageId: call.messageId,
-          state: decision.state,
-          notice: decision.notice,
-          presencePhase: decision.presence?.phase ?? undefined,
-          presenceDetail: decision.presence?.detail ?? undefined,
-          retryAfterMs: decision.retryAfterMs,
-          attempt
-        })
-        yield* enterStep(call, "await-runtime")
-        yield* Effect.sleep(Duration.millis(decision.retryAfterMs)).pipe(
-          Effect.withSpan("a2a.awaitRuntime", {
-            attributes: { ...spanAttributes(call, attempt), "a2a.retry_after_ms": decision.retryAfterMs }
-          })
-        )
+        const now = yield* Clock.currentTimeMillis
+        const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
+        yield* Ref.set(call.sessionWaitingFor, Option.some(wait))
+        yield* waitForRetry(call, wait)
       }
     }
   }
 })
+
+/**
+ * For a call that joined another call's wait: fails with this call's `AgentRuntimeNotReadyError` as soon
+ * as the wait's next resolve no longer fits in its budget (as it would have, leading the wait itself).
+ *
+ * @internal
+ */
+export const outlivedByWait = (call: Call): Effect.Effect<never, AgentRuntimeNotReadyError> =>
+  call.sessionWaitingFor.changes.pipe(
+    Stream.filterMap((wait) => Option.filter(wait, ({ retryAtMillis }) => retryAtMillis >= call.deadlineMillis)),
+    Stream.runHead,
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.never,
+      onSome: (wait) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => notReadyError(call, wait.transient, call.deadlineMillis - now))
+    }))
+  )

@@ -8,10 +8,23 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import * as SubscriptionRef from "effect/SubscriptionRef"
 import { type A2AStep, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import type * as Timeout from "../Timeout.js"
+
+/**
+ * A transient answer of a session's resolution, and when the platform asked to be asked again.
+ *
+ * @internal
+ */
+export interface SessionWait {
+  readonly transient: RuntimeAccess.Transient
+  /** Clock millis of the next resolve: the resolve time plus `retry_after_ms`. */
+  readonly retryAtMillis: number
+  readonly attempt: number
+}
 
 /**
  * The state of one call.
@@ -32,7 +45,7 @@ export interface Call {
    * The last transient answer of the session's resolution under way, whichever call leads it: a call that
    * joined another call's wait (single flight through the cache) sees the wait it is in.
    */
-  readonly sessionWaitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
+  readonly sessionWaitingFor: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>
   readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
 }
 
@@ -43,7 +56,7 @@ export const makeCall = (options: {
   readonly taskId?: string | undefined
   readonly budget: Timeout.Budget
   readonly step: A2AStep
-  readonly sessionWaitingFor?: Ref.Ref<Option.Option<RuntimeAccess.Transient>> | undefined
+  readonly sessionWaitingFor?: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>> | undefined
 }): Effect.Effect<Call> =>
   Effect.gen(function*() {
     const now = yield* Clock.currentTimeMillis
@@ -56,7 +69,7 @@ export const makeCall = (options: {
       step: yield* Ref.make(options.step),
       sent: yield* Ref.make(false),
       waitingFor: yield* Ref.make(Option.none<RuntimeAccess.Transient>()),
-      sessionWaitingFor: options.sessionWaitingFor ?? (yield* Ref.make(Option.none<RuntimeAccess.Transient>())),
+      sessionWaitingFor: options.sessionWaitingFor ?? (yield* SubscriptionRef.make(Option.none<SessionWait>())),
       lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>())
     }
   })
@@ -77,6 +90,21 @@ export const spanAttributes = (call: Call, attempt?: number): Record<string, str
 })
 
 /**
+ * `AgentRuntimeNotReadyError` for a call still waiting for a transient runtime (nothing sent).
+ *
+ * @internal
+ */
+export const notReadyError = (call: Call, transient: RuntimeAccess.Transient, remainingMs: number) =>
+  new AgentRuntimeNotReadyError({
+    agentSessionUid: call.agentSessionUid,
+    messageId: call.messageId,
+    state: transient.state,
+    retryAfterMs: transient.retryAfterMs,
+    remainingMs: Math.max(0, remainingMs),
+    detail: transient.presence?.detail ?? undefined
+  })
+
+/**
  * The timeout error for the current state of the call: still waiting for a transient runtime (nothing
  * sent), its own wait or the one it joined → `AgentRuntimeNotReadyError`, otherwise `A2ATimeoutError`
  * naming the step.
@@ -89,20 +117,13 @@ export const timeoutError = (
   seconds: number
 ): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
   Effect.gen(function*() {
-    const joined = yield* Ref.get(call.sessionWaitingFor)
+    const joined = Option.map(yield* Ref.get(call.sessionWaitingFor), (wait) => wait.transient)
     const step = yield* Ref.get(call.step)
     const sent = yield* Ref.get(call.sent)
     const waitingFor = Option.orElse(yield* Ref.get(call.waitingFor), () => joined)
     const lastTask = yield* Ref.get(call.lastTask)
     if (!sent && Option.isSome(waitingFor) && (step === "await-runtime" || step === "resolve-runtime-access")) {
-      return yield* new AgentRuntimeNotReadyError({
-        agentSessionUid: call.agentSessionUid,
-        messageId: call.messageId,
-        state: waitingFor.value.state,
-        retryAfterMs: waitingFor.value.retryAfterMs,
-        remainingMs: Math.max(0, yield* remainingMillis(call)),
-        detail: waitingFor.value.presence?.detail ?? undefined
-      })
+      return yield* notReadyError(call, waitingFor.value, yield* remainingMillis(call))
     }
     return yield* new A2ATimeoutError({
       agentSessionUid: call.agentSessionUid,

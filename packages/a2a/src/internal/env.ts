@@ -4,11 +4,11 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import type * as Effect from "effect/Effect"
 import type * as Option from "effect/Option"
-import type * as Ref from "effect/Ref"
+import type * as SubscriptionRef from "effect/SubscriptionRef"
 import type { A2AInputError } from "../A2AError.js"
-import type * as RuntimeAccess from "../RuntimeAccess.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import type { BackendClient } from "./backendClient.js"
+import type { SessionWait } from "./budget.js"
 
 /** @internal */
 export interface Env {
@@ -22,5 +22,7 @@ export interface Env {
   /** The largest answer read, in bytes. */
   readonly maxResponseBytes: number
   /** The last transient answer of a session's resolution under way, shared by the calls waiting on it. */
-  readonly sessionWaitingFor: (agentSessionUid: string) => Ref.Ref<Option.Option<RuntimeAccess.Transient>>
+  readonly sessionWaitingFor: (
+    agentSessionUid: string
+  ) => Effect.Effect<SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>>
 }

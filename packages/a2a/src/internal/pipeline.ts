@@ -12,7 +12,7 @@ import * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as Timeout from "../Timeout.js"
-import { awaitAdmission } from "./awaitAdmission.js"
+import { awaitAdmission, outlivedByWait } from "./awaitAdmission.js"
 import { type Call, makeCall, withinBudget } from "./budget.js"
 import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
 import { ensureTaskSupport } from "./discoverAgent.js"
@@ -70,8 +70,14 @@ const forCall = (call: Call) => (error: RuntimeAccessCache.ResolveError) =>
 export const obtainAccess = (env: Env, call: Call, fresh: boolean) =>
   env.cache.getOrResolve(
     env.cacheKey(call.agentSessionUid),
-    Effect.flatMap(awaitAdmission(env, call), RuntimeAccessCache.fromAdmitted),
-    { fresh }
+    Effect.flatMap(awaitAdmission(env, call, false), RuntimeAccessCache.fromAdmitted),
+    {
+      fresh,
+      // Each call's own budget decides: it leaves a shared wait that no longer fits it, and takes over
+      // (resuming where the wait stands) one that still fits when the leading call had to leave.
+      whileJoined: outlivedByWait(call),
+      takeOver: Effect.flatMap(awaitAdmission(env, call, true), RuntimeAccessCache.fromAdmitted)
+    }
   ).pipe(Effect.catchAll((error) => Effect.flip(forCall(call)(error))))
 
 /**
@@ -123,7 +129,7 @@ export const sendMessage = (env: Env, agentSessionUid: string, input: SendA2AMes
       messageId: body.messageId,
       budget,
       step: body.responseKind === "task" ? "discover-agent" : "resolve-runtime-access",
-      sessionWaitingFor: env.sessionWaitingFor(uid)
+      sessionWaitingFor: yield* env.sessionWaitingFor(uid)
     })
     return yield* withinBudget(
       call,

@@ -48,7 +48,7 @@ const taskCall = <A, E>(
       taskId: id,
       budget,
       step: "resolve-runtime-access",
-      sessionWaitingFor: env.sessionWaitingFor(uid)
+      sessionWaitingFor: yield* env.sessionWaitingFor(uid)
     })
     return yield* withinBudget(call, run(call, id))
   })
