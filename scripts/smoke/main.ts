@@ -3,7 +3,7 @@
  *
  * 1. `pnpm pack` each public package (the workspace must be built: `pnpm build`) and check the tarballs:
  *    no tests, no `.tsbuild`, no `workspace:` ranges, every `exports`/`bin` target present, every source map
- *    pointing at sources that ship.
+ *    pointing at sources that ship or embedding them (the CLI's bundle embeds its dependencies' sources).
  * 2. Create a project outside the workspace (under the OS temp dir) and `npm install` the tarballs with the
  *    peers from the registry.
  * 3. Type-check and compile the project's user code (`project/*.ts`) against the installed declarations,
@@ -86,11 +86,15 @@ const filesUnder = (dir: string): Array<string> =>
     return statSync(full).isDirectory() ? filesUnder(full) : [full]
   })
 
+/** A source map's sources that it does not embed (`sourcesContent`): they must ship. */
 const SourceMap = (u: unknown): { readonly sources: ReadonlyArray<string>; readonly sourceRoot: string } => {
   if (typeof u !== "object" || u === null || !("sources" in u) || !Array.isArray(u.sources)) {
     throw new Error("not a source map")
   }
-  const sources = u.sources.filter((s): s is string => typeof s === "string")
+  const contents: ReadonlyArray<unknown> = "sourcesContent" in u && Array.isArray(u.sourcesContent)
+    ? u.sourcesContent
+    : []
+  const sources = u.sources.filter((s, i): s is string => typeof s === "string" && typeof contents[i] !== "string")
   const sourceRoot = "sourceRoot" in u && typeof u.sourceRoot === "string" ? u.sourceRoot : ""
   return { sources, sourceRoot }
 }
@@ -130,6 +134,10 @@ const inspectTarball = (dir: string): Array<string> => {
     ]
     for (const target of targets) {
       if (!existsSync(path.join(dir, target))) problems.push(`exports/bin target ${target} is missing`)
+    }
+    // `bin/mainsequence.js` would fall back to the slow unbundled modules without it.
+    if ("name" in manifest && manifest.name === "@mainsequence/cli" && !files.includes("dist/mainsequence.mjs")) {
+      problems.push("the CLI's bundle dist/mainsequence.mjs is missing")
     }
   }
   return problems

@@ -1,6 +1,6 @@
 /**
- * Runs the BUILT CLI (`bin/mainsequence.js` → `dist/bin.js`; `pnpm build` runs before the tests) as a child
- * process with a private environment, and serves the reference platform in this process.
+ * Runs the BUILT CLI (`bin/mainsequence.js` → the bundle `dist/mainsequence.mjs`; `pnpm build` runs before the
+ * tests) as a child process with a private environment, and serves the reference platform in this process.
  */
 import type * as HttpServerError from "@effect/platform/HttpServerError"
 import type { SessionScenario } from "@mainsequence/a2a-testing"
