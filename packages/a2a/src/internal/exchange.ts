@@ -8,6 +8,7 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,7 @@ import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { type Call, remainingMillis, spanAttributes, timeoutError, timeoutWith } from "./budget.js"
+import { type Call, remainingMillis, spanAttributes, timeoutError } from "./budget.js"
 import { currentConnectTimeout } from "./connectTimeout.js"
 
 /** @internal */
@@ -31,8 +32,6 @@ export interface HttpAnswer {
 
 /** @internal */
 export type ExchangeError = A2ATransportError | A2ATimeoutError | AgentRuntimeNotReadyError
-
-class ReadStalled extends Data.TaggedError("ReadStalled") {}
 
 /**
  * The answer is larger than the client's `maxResponseBytes`: its `Content-Length` said so (`declared`), or
@@ -126,7 +125,7 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
  * sets undici's connect timeout from {@link currentConnectTimeout}) and at most `read` may pass between
  * two body chunks. The call's total budget is enforced around the whole call, not here. An answer over
  * `maxResponseBytes` is refused from its `Content-Length` before any body is read, and otherwise as soon
- * as the bytes read pass the limit.
+ * as the bytes read pass the limit. One watchdog fiber per exchange enforces both phase limits.
  *
  * @internal
  */
@@ -162,44 +161,62 @@ export const exchange = (
       Effect.catchAll((error) => transportError(call, step, request, error, sentBefore)),
       Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
     )
-    const response = yield* connect === undefined || read === undefined
-      ? execute
-      : timeoutWith(
-        execute,
-        Duration.sum(connect, read),
-        phaseTimeout("response-head", Duration.toSeconds(Duration.sum(connect, read)))
-      )
-    yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
-    if (step === "send-message") yield* Ref.set(call.step, "read-response")
+    const readStep: A2AStep = step === "send-message" ? "read-response" : step
     const limit = options.maxResponseBytes
-    const tooLarge = (declared: number | undefined) =>
-      new ResponseTooLarge({ url: request.url, status: response.status, limit, declared })
-    const declared = Number(response.headers["content-length"])
-    if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(declared)
-    const body = yield* response.stream.pipe(
-      read === undefined ? (stream) => stream : Stream.timeoutFail(() => new ReadStalled(), read),
-      Stream.runFoldEffect(
-        { chunks: new Array<Uint8Array>(), size: 0 },
-        (read, chunk): Effect.Effect<{ chunks: Array<Uint8Array>; size: number }, ResponseTooLarge> => {
-          const size = read.size + chunk.byteLength
-          if (size > limit) return Effect.fail(tooLarge(undefined))
-          read.chunks.push(chunk)
-          return Effect.succeed({ chunks: read.chunks, size })
+    // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`); `progress` runs
+    // when the head and each chunk arrive.
+    const exchangeWith = (progress: Effect.Effect<void>) =>
+      Effect.gen(function*() {
+        const response = yield* execute
+        yield* progress
+        yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
+        if (step === "send-message") yield* Ref.set(call.step, "read-response")
+        const tooLarge = (declared: number | undefined) =>
+          new ResponseTooLarge({ url: request.url, status: response.status, limit, declared })
+        const declared = Number(response.headers["content-length"])
+        if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(declared)
+        const chunks: Array<Uint8Array> = []
+        let size = 0
+        yield* Stream.runForEachChunk(response.stream, (chunk) => {
+          for (const bytes of chunk) {
+            size += bytes.byteLength
+            if (size > limit) return Effect.fail(tooLarge(undefined))
+            chunks.push(bytes)
+          }
+          return progress
+        }).pipe(
+          Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore))
+        )
+        const answer: HttpAnswer = {
+          method: request.method,
+          url: request.url,
+          status: response.status,
+          headers: response.headers,
+          body: concat(chunks, size)
         }
-      ),
-      Effect.catchTags({
-        ReadStalled: () => phaseTimeout("read", read === undefined ? 0 : Duration.toSeconds(read)),
-        ResponseError: (error) =>
-          transportError(call, step === "send-message" ? "read-response" : step, request, error, sentBefore)
+        return answer
       })
-    )
-    return {
-      method: request.method,
-      url: request.url,
-      status: response.status,
-      headers: response.headers,
-      body: concat(body.chunks, body.size)
-    }
+    if (connect === undefined || read === undefined) return yield* exchangeWith(Effect.void)
+    // One watchdog for both phase limits, raced once against the exchange (a timeout race for the head and
+    // another per body chunk were the largest cost of a send): the head within connect + read, then at most
+    // read between two chunks. It sleeps until the deadline but never longer than read, since the head's
+    // arrival moves the deadline earlier.
+    const readMillis = Duration.toMillis(read)
+    const headSeconds = Duration.toSeconds(Duration.sum(connect, read))
+    let headArrived = false
+    let deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(connect) + readMillis
+    const progress = Effect.map(Clock.currentTimeMillis, (now) => {
+      headArrived = true
+      deadline = now + readMillis
+    })
+    const watchdog = (): Effect.Effect<never, ExchangeError> =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        now < deadline
+          ? Effect.zipRight(Effect.sleep(Math.min(deadline - now, readMillis)), Effect.suspend(watchdog))
+          : headArrived
+          ? phaseTimeout("read", Duration.toSeconds(read))
+          : phaseTimeout("response-head", headSeconds))
+    return yield* Effect.raceFirst(exchangeWith(progress), watchdog())
   }).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {
       kind: "client",
