@@ -190,6 +190,7 @@ export const make = (
       : `token:${Redacted.isRedacted(options.accessToken) ? sha256Hex(Redacted.value(options.accessToken)) : ""}`
     type Waits = Map<string, SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>>
     const waits = yield* SynchronizedRef.make<Waits>(new Map())
+    const cacheKeys = new Map<string, string>()
     const env: Env = {
       client,
       backend,
@@ -206,7 +207,15 @@ export const make = (
               (ref) => [ref, new Map(map).set(agentSessionUid, ref)] as const
             )
         }),
-      cacheKey: (agentSessionUid) => sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
+      // A session's key never changes for this client: hash it once, not on every call (bounded).
+      cacheKey: (agentSessionUid) => {
+        const known = cacheKeys.get(agentSessionUid)
+        if (known !== undefined) return known
+        const key = sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
+        if (cacheKeys.size >= 1024) cacheKeys.clear()
+        cacheKeys.set(agentSessionUid, key)
+        return key
+      }
     }
 
     function sendA2AMessage(
