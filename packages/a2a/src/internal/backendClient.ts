@@ -11,6 +11,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import type { A2AClientOptions } from "../A2AClient.js"
+import type * as A2AError from "../A2AError.js"
 import {
   type A2AStep,
   BackendContractError,
@@ -31,15 +32,12 @@ import {
   type ResponseTooLarge
 } from "./exchange.js"
 
-/** @internal */
-export type BackendError =
-  | NotLoggedInError
-  | PermissionDeniedError
-  | SessionNotFoundError
-  | RateLimitedError
-  | BackendContractError
-  | ServerError
-  | ExchangeError
+/**
+ * The public backend errors, plus what one exchange can end in (a timeout of the call's budget among them).
+ *
+ * @internal
+ */
+export type BackendError = A2AError.BackendError | ExchangeError
 
 /** @internal */
 export interface BackendAnswer {
