@@ -5,9 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
 import type { SendA2AMessageInput } from "../A2AClient.js"
-import * as A2AError from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
@@ -17,49 +15,12 @@ import { type Call, makeCall, withinBudget } from "./budget.js"
 import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
 import { ensureTaskSupport } from "./discoverAgent.js"
 import type { Env } from "./env.js"
+import { forCall } from "./forCall.js"
 import type { RuntimeCredentialsRejected } from "./httpErrors.js"
 import { refreshOnce } from "./refreshOnce.js"
 import { sendToRuntime } from "./sendToRuntime.js"
 
 const sameToken = Redacted.getEquivalence(Equivalence.string)
-
-/**
- * A resolution shared through the cache fails with the ids of the call that led it; each call reports its
- * own (and its own `messageMayHaveBeenSent`).
- */
-const forCall = (call: Call) => (error: RuntimeAccessCache.ResolveError) =>
-  Effect.map(Ref.get(call.sent), (sent): RuntimeAccessCache.ResolveError => {
-    if (error.agentSessionUid === call.agentSessionUid && error.messageId === call.messageId) return error
-    const ids = { agentSessionUid: call.agentSessionUid, messageId: call.messageId }
-    switch (error._tag) {
-      case "NotLoggedInError":
-        return new A2AError.NotLoggedInError({ ...error, ...ids })
-      case "PermissionDeniedError":
-        return new A2AError.PermissionDeniedError({ ...error, ...ids })
-      case "SessionNotFoundError":
-        return new A2AError.SessionNotFoundError({ ...error, ...ids })
-      case "RateLimitedError":
-        return new A2AError.RateLimitedError({ ...error, ...ids })
-      case "BackendContractError":
-        return new A2AError.BackendContractError({ ...error, ...ids })
-      case "ServerError":
-        return new A2AError.ServerError({ ...error, ...ids })
-      case "AgentRuntimeNotReadyError":
-        return new A2AError.AgentRuntimeNotReadyError({ ...error, ...ids })
-      case "AgentRuntimeUnavailableError":
-        return new A2AError.AgentRuntimeUnavailableError({ ...error, ...ids })
-      case "A2ATransportError":
-        return new A2AError.A2ATransportError({ ...error, ...ids, messageMayHaveBeenSent: sent })
-      case "A2ATimeoutError":
-        return new A2AError.A2ATimeoutError({
-          ...error,
-          ...ids,
-          messageMayHaveBeenSent: sent,
-          taskId: call.taskId,
-          lastTask: undefined
-        })
-    }
-  })
 
 /**
  * Steps 2–3: a valid cached access, else resolve (and wait while transient). Concurrent calls for the
