@@ -300,6 +300,11 @@ export type BackendFault = typeof BackendFault.Type
  * Backend behaviour for the session: injected errors and delays on resolve
  * and on discovery (the session detail and agent detail routes), and extra
  * unknown keys added to every resolve answer (a client must tolerate them).
+ * `oddDiagnostics` gives the diagnostic fields (`runtime_presence`,
+ * `runtime_interaction.notice` and `.operation`) another shape in every
+ * resolve answer: a `string`, an `array`, or objects whose fields have other
+ * types (`mistyped`, e.g. a numeric `phase`, and an object `detail`). They are for display only, so a
+ * client must neither fail nor decide on them (SPEC §3).
  *
  * @since 0.1.0
  * @category schemas
@@ -309,7 +314,8 @@ export const Backend = Schema.Struct({
   resolveDelay: Schema.optional(Delay),
   discoveryFault: Schema.optional(BackendFault),
   discoveryDelay: Schema.optional(Delay),
-  extraResolveFields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown }))
+  extraResolveFields: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  oddDiagnostics: Schema.optional(Schema.Literal("string", "array", "mistyped"))
 })
 
 /**

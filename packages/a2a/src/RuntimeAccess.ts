@@ -5,11 +5,21 @@
  * @since 0.1.0
  */
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
+import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
+/** A string shown but never decided on: anything else reads as absent, never as an error (SPEC §3). */
+const DisplayString = Schema.optional(
+  Schema.transform(Schema.Unknown, Schema.UndefinedOr(Schema.String), {
+    strict: true,
+    decode: (value) => Predicate.isString(value) ? value : undefined,
+    encode: (value) => value
+  })
+)
 
 /**
  * @since 0.1.0
@@ -35,7 +45,8 @@ export interface RuntimeNotice extends Schema.Schema.Type<typeof RuntimeNotice> 
 export const RuntimeInteraction = Schema.Struct({
   state: Schema.String,
   can_submit: Schema.Boolean,
-  notice: Schema.optional(Schema.NullOr(RuntimeNotice)),
+  // Diagnostic: read leniently by `decide` (see `noticeOf`), never a reason to refuse the answer.
+  notice: Schema.optional(Schema.Unknown),
   operation: Schema.optional(Schema.Unknown),
   retry_after_ms: Schema.optional(Schema.NullOr(Schema.Number))
 }, Rest)
@@ -68,21 +79,25 @@ export interface RuntimePresence extends Schema.Schema.Type<typeof RuntimePresen
 
 /**
  * The answer of `POST {backend}/api/v1/agent-sessions/{uid}/resolve-runtime-access/`. Unknown keys are
- * kept; the runtime token is decoded straight into a `Redacted`.
+ * kept; the runtime token is decoded straight into a `Redacted`. Only the fields that decide (`can_submit`,
+ * `state`, `retry_after_ms`, `mode`, `rpc_url`, `token`, `expires_at`) must have their shape; the diagnostic
+ * ones (`runtime_presence`, `notice`, `operation`, `detail`, `coding_agent_service_uid`) are read leniently
+ * for display (SPEC §3).
  *
  * @since 0.1.0
  * @category schemas
  */
 export const ResolveRuntimeAccessAnswer = Schema.Struct({
-  coding_agent_service_uid: OptionalString,
+  coding_agent_service_uid: DisplayString,
   mode: OptionalString,
   rpc_url: OptionalString,
   token: Schema.optional(Schema.NullOr(Schema.Redacted(Schema.String))),
   expires_at: OptionalString,
   runtime_paths: Schema.optional(Schema.Unknown),
   runtime_interaction: Schema.optional(Schema.NullOr(RuntimeInteraction)),
-  runtime_presence: Schema.optional(Schema.NullOr(RuntimePresence)),
-  detail: OptionalString
+  // Diagnostic: read leniently by `decide` (see `presenceOf`), never a reason to refuse the answer.
+  runtime_presence: Schema.optional(Schema.Unknown),
+  detail: DisplayString
 }, Rest)
 
 /**
@@ -160,6 +175,44 @@ export type Decision = Admitted | Transient | Terminal
 
 const nonBlank = (s: string | null | undefined): s is string => typeof s === "string" && s.trim() !== ""
 
+/**
+ * The well-shaped part of a diagnostic object: its keys whose value has the expected shape (the string
+ * fields a string or null), plus unknown keys; `undefined` for anything that is not an object. Diagnostic
+ * fields are for display only, so an odd shape is dropped, never an error (SPEC §3).
+ */
+const lenient = <A, I>(
+  schema: Schema.Schema<A, I>,
+  stringFields: ReadonlyArray<string>,
+  value: unknown
+): A | undefined => {
+  if (!Predicate.isRecord(value) || Array.isArray(value)) return undefined
+  const kept = Object.fromEntries(
+    Object.entries(value).filter(([key, field]) =>
+      !stringFields.includes(key) || field === null || Predicate.isString(field)
+    )
+  )
+  return Option.getOrUndefined(Schema.decodeUnknownOption(schema)(kept))
+}
+
+/**
+ * The notice of an answer, read leniently for display: the fields of the expected shape, the rest dropped.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const noticeOf = (value: unknown): RuntimeNotice | undefined =>
+  lenient(RuntimeNotice, ["code", "severity", "title", "message"], value)
+
+/**
+ * The `runtime_presence` of an answer, read leniently for display: the fields of the expected shape, the
+ * rest dropped.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const presenceOf = (value: unknown): RuntimePresence | undefined =>
+  lenient(RuntimePresence, ["phase", "detail", "observed_at"], value)
+
 const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefined
 
 /**
@@ -171,7 +224,7 @@ const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefine
  */
 export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decision, string> => {
   const interaction = answer.runtime_interaction ?? undefined
-  const presence = orUndefined(answer.runtime_presence)
+  const presence = presenceOf(answer.runtime_presence)
   const given = orUndefined(answer.token)
   const token = given !== undefined && nonBlank(Redacted.value(given)) ? given : undefined
   const hasAccess = answer.mode === "token" && nonBlank(answer.rpc_url) && token !== undefined
@@ -194,7 +247,7 @@ export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decisi
     // An older backend without runtime_interaction: the mode alone decides.
     return hasAccess ? admitted("ready", undefined) : terminal(answer.mode ?? "unavailable", undefined)
   }
-  const notice = orUndefined(interaction.notice)
+  const notice = noticeOf(interaction.notice)
   if (interaction.can_submit) return admitted(interaction.state, notice)
   const retry = interaction.retry_after_ms
   if (transientStates.has(interaction.state) && typeof retry === "number" && Number.isFinite(retry)) {

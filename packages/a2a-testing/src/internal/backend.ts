@@ -10,6 +10,7 @@ import * as Predicate from "effect/Predicate"
 import type * as SessionScenario from "../SessionScenario.js"
 import type { SimResponse } from "../SimulatedPlatform.js"
 import { accessAnswer, decide } from "./access.js"
+import type { JsonObject } from "./agent.js"
 import { decodeSegment, delay, type HandlerContext, sessionRpcUrl } from "./context.js"
 import { bearerOf } from "./redact.js"
 import { increment, type SessionState } from "./state.js"
@@ -113,8 +114,37 @@ const resolve = (context: HandlerContext, sessionUid: string) =>
       { state, session, nowMs, rpcUrl: sessionRpcUrl(context.baseUrl, session.scenario) },
       decision
     )
-    return jsonResponse(200, { ...session.scenario.backend.extraResolveFields, ...answer })
+    const odd = session.scenario.backend.oddDiagnostics
+    return jsonResponse(200, {
+      ...session.scenario.backend.extraResolveFields,
+      ...(odd === undefined ? answer : withOddDiagnostics(answer, odd))
+    })
   })
+
+const oddShapes = {
+  string: { presence: "serving", notice: "Heads up: maintenance tonight.", operation: "op-1" },
+  array: { presence: ["serving", 1], notice: [{ title: "Heads up" }], operation: [null] },
+  mistyped: {
+    presence: { phase: 3, detail: { text: "serving" }, observed_at: 0, replicas: "one", wake: 7 },
+    notice: { code: 12, severity: ["warning"], title: false, message: "Maintenance tonight." },
+    operation: 42,
+    detail: { text: "queued" }
+  }
+} as const
+
+/** The answer with its diagnostic fields in another shape (see `Backend.oddDiagnostics`). */
+const withOddDiagnostics = (answer: JsonObject, odd: keyof typeof oddShapes): JsonObject => {
+  const shapes = oddShapes[odd]
+  const interaction = answer["runtime_interaction"]
+  return {
+    ...answer,
+    ...(typeof interaction === "object" && interaction !== null && !Array.isArray(interaction)
+      ? { runtime_interaction: { ...interaction, notice: shapes.notice, operation: shapes.operation } }
+      : {}),
+    runtime_presence: shapes.presence,
+    ...("detail" in shapes ? { detail: shapes.detail } : {})
+  }
+}
 
 const discoveryPrelude = (context: HandlerContext, session: SessionState | undefined) =>
   Effect.gen(function*() {
