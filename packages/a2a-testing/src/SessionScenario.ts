@@ -427,7 +427,10 @@ export type InvalidAnswer = typeof InvalidAnswer.Type
  *
  * - `Answer`: a valid answer; `trickle` sends its body in pieces;
  *   `extraFields` adds unknown fields (top level, parts, metadata,
- *   extensions) that a client must preserve.
+ *   extensions) that a client must preserve; `nullFields` sets the optional
+ *   fields it leaves out to `null` (proto3 JSON for "not set": `taskId`,
+ *   `metadata`, `extensions`, `referenceTaskIds`, a part's `metadata`; in a
+ *   Task also `status.message.messageId`), which a client must accept.
  * - `Invalid`: an answer that breaks a rule of SPEC §4 / §7.
  * - `GatewayError`: 502 / 504 with an HTML page (a gateway, not the runtime).
  * - `Unavailable`: 503 google.rpc `UNAVAILABLE`.
@@ -447,7 +450,8 @@ export const SendBehaviour = Schema.Union(
   Schema.TaggedStruct("Answer", {
     workMs: Schema.optional(Millis),
     trickle: Schema.optional(Trickle),
-    extraFields: Schema.optionalWith(Schema.Boolean, { default: () => false })
+    extraFields: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+    nullFields: Schema.optional(Schema.Boolean)
   }),
   Schema.TaggedStruct("Invalid", {
     violation: InvalidAnswer,

@@ -4,6 +4,7 @@
  *
  * @since 0.1.0
  */
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -30,13 +31,13 @@ export type Role = typeof Role.Type
  * @category schemas
  */
 export const Part = Schema.Struct({
-  text: Schema.optional(Schema.String),
-  data: Schema.optional(Schema.Unknown),
-  raw: Schema.optional(Schema.String),
-  url: Schema.optional(Schema.String),
-  filename: Schema.optional(Schema.String),
-  mediaType: Schema.optional(Schema.String),
-  metadata: Schema.optional(Rest)
+  text: Schema.optional(Schema.NullOr(Schema.String)),
+  data: Schema.optional(Schema.NullOr(Schema.Unknown)),
+  raw: Schema.optional(Schema.NullOr(Schema.String)),
+  url: Schema.optional(Schema.NullOr(Schema.String)),
+  filename: Schema.optional(Schema.NullOr(Schema.String)),
+  mediaType: Schema.optional(Schema.NullOr(Schema.String)),
+  metadata: Schema.optional(Schema.NullOr(Rest))
 }, Rest)
 
 /**
@@ -55,12 +56,12 @@ export interface Part extends Schema.Schema.Type<typeof Part> {}
 export const Message = Schema.Struct({
   messageId: Schema.String,
   role: Schema.String,
-  contextId: Schema.optional(Schema.String),
-  taskId: Schema.optional(Schema.String),
+  contextId: Schema.optional(Schema.NullOr(Schema.String)),
+  taskId: Schema.optional(Schema.NullOr(Schema.String)),
   parts: Schema.Array(Part),
-  metadata: Schema.optional(Rest),
-  extensions: Schema.optional(Schema.Array(Schema.String)),
-  referenceTaskIds: Schema.optional(Schema.Array(Schema.String))
+  metadata: Schema.optional(Schema.NullOr(Rest)),
+  extensions: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  referenceTaskIds: Schema.optional(Schema.NullOr(Schema.Array(Schema.String)))
 }, Rest)
 
 /**
@@ -68,6 +69,26 @@ export const Message = Schema.Struct({
  * @category models
  */
 export interface Message extends Schema.Schema.Type<typeof Message> {}
+
+/**
+ * A Message inside a Task (`status.message`, `history`): SPEC §7 names no rule for it, so every field is
+ * optional and it is kept as given.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const TaskMessage = Schema.Struct({
+  ...Message.fields,
+  messageId: Schema.optional(Schema.NullOr(Schema.String)),
+  role: Schema.optional(Schema.NullOr(Schema.String)),
+  parts: Schema.optional(Schema.NullOr(Schema.Array(Part)))
+}, Rest)
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface TaskMessage extends Schema.Schema.Type<typeof TaskMessage> {}
 
 /**
  * The Task states of A2A v1.
@@ -122,8 +143,8 @@ export const interruptedTaskStates: ReadonlySet<TaskState> = new Set<TaskState>(
  */
 export const TaskStatus = Schema.Struct({
   state: TaskState,
-  message: Schema.optional(Message),
-  timestamp: Schema.optional(Schema.String)
+  message: Schema.optional(Schema.NullOr(TaskMessage)),
+  timestamp: Schema.optional(Schema.NullOr(Schema.String))
 }, Rest)
 
 /**
@@ -137,11 +158,11 @@ export interface TaskStatus extends Schema.Schema.Type<typeof TaskStatus> {}
  * @category schemas
  */
 export const Artifact = Schema.Struct({
-  artifactId: Schema.optional(Schema.String),
-  name: Schema.optional(Schema.String),
-  description: Schema.optional(Schema.String),
-  parts: Schema.optional(Schema.Array(Part)),
-  metadata: Schema.optional(Rest)
+  artifactId: Schema.optional(Schema.NullOr(Schema.String)),
+  name: Schema.optional(Schema.NullOr(Schema.String)),
+  description: Schema.optional(Schema.NullOr(Schema.String)),
+  parts: Schema.optional(Schema.NullOr(Schema.Array(Part))),
+  metadata: Schema.optional(Schema.NullOr(Rest))
 }, Rest)
 
 /**
@@ -160,9 +181,9 @@ export const Task = Schema.Struct({
   id: Schema.String,
   contextId: Schema.String,
   status: TaskStatus,
-  artifacts: Schema.optional(Schema.Array(Artifact)),
-  history: Schema.optional(Schema.Array(Message)),
-  metadata: Schema.optional(Rest)
+  artifacts: Schema.optional(Schema.NullOr(Schema.Array(Artifact))),
+  history: Schema.optional(Schema.NullOr(Schema.Array(TaskMessage))),
+  metadata: Schema.optional(Schema.NullOr(Rest))
 }, Rest)
 
 /**
@@ -259,8 +280,8 @@ export const mediaType = "application/a2a+json"
  */
 export const isTask = (answer: Message | Task): answer is Task => "status" in answer && "id" in answer
 
-const textOfParts = (parts: ReadonlyArray<Part> | undefined): ReadonlyArray<string> =>
-  (parts ?? []).flatMap((part) => part.text === undefined ? [] : [part.text])
+const textOfParts = (parts: ReadonlyArray<Part> | null | undefined): ReadonlyArray<string> =>
+  (parts ?? []).flatMap((part) => Predicate.isString(part.text) ? [part.text] : [])
 
 /**
  * Collects the text parts of a Message, or of a Task's status message and artifacts, in order.

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as A2AClient from "../src/A2AClient.js"
+import * as A2AProtocol from "../src/A2AProtocol.js"
 import { client, failFor, resolves, runFor, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
 
 describe("diagnostic fields never decide (SPEC §3)", () => {
@@ -59,5 +61,54 @@ describe("diagnostic fields never decide (SPEC §3)", () => {
           access: { _tag: "ContractBreaking", violation: "mode_not_token" }
         })
       ]
+    }))))
+})
+
+describe("proto-JSON null is absent (SPEC §4, §7)", () => {
+  it.effect("a Message answer whose optional fields are null is accepted and returned as it came", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const answer = yield* a2a.sendA2AMessage(sessionUid, { message: "hi" })
+      expect(answer).toMatchObject({
+        role: "ROLE_AGENT",
+        contextId: sessionUid,
+        taskId: null,
+        metadata: null,
+        extensions: null,
+        referenceTaskIds: null,
+        parts: [{ text: "You said: hi", metadata: null }]
+      })
+      expect(A2AProtocol.textOf(answer)).toEqual(["You said: hi"])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ agent: { behaviour: { _tag: "Answer", nullFields: true } } })]
+    }))))
+
+  it.effect("a Task answer with null optional fields and a status message without messageId is accepted as it came", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const task = yield* a2a.sendA2AMessage(sessionUid, { message: "hi", responseKind: "task" })
+      expect(task).toMatchObject({
+        contextId: sessionUid,
+        artifacts: null,
+        metadata: null,
+        status: {
+          state: "TASK_STATE_INPUT_REQUIRED",
+          message: {
+            messageId: null,
+            taskId: null,
+            metadata: null,
+            parts: [{ text: "More input is needed to go on." }]
+          }
+        }
+      })
+      expect(A2AProtocol.textOf(task)).toEqual(["More input is needed to go on."])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({
+        agent: {
+          taskSupport: true,
+          task: { queuedMs: 0, outcome: "input_required" },
+          behaviour: { _tag: "Answer", nullFields: true }
+        }
+      })]
     }))))
 })

@@ -76,6 +76,43 @@ export const withExtraFields = (message: JsonObject): JsonObject => {
   }
 }
 
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const nullMessageFields = (message: JsonObject, messageId: boolean): JsonObject => ({
+  taskId: null,
+  metadata: null,
+  extensions: null,
+  referenceTaskIds: null,
+  ...message,
+  ...(messageId ? { messageId: null } : {}),
+  parts: Array.isArray(message.parts)
+    ? message.parts.map((part: unknown) => isObject(part) ? { metadata: null, ...part } : part)
+    : message.parts
+})
+
+/**
+ * A Message, or a Task, with the optional fields it leaves out set to `null`
+ * (proto3 JSON for "not set", SPEC §4). In a Task the status message also has
+ * `messageId: null`, a detail SPEC §7 does not name.
+ *
+ * @internal
+ */
+export const withNullFields = (answer: JsonObject, isTask: boolean): JsonObject => {
+  if (!isTask) return nullMessageFields(answer, false)
+  const status = isObject(answer.status) ? answer.status : {}
+  return {
+    artifacts: null,
+    metadata: null,
+    ...answer,
+    status: {
+      message: null,
+      ...status,
+      ...(isObject(status.message) ? { message: nullMessageFields(status.message, true) } : {})
+    }
+  }
+}
+
 /** @internal */
 export const agentMessage = (options: {
   readonly messageId: string

@@ -24,7 +24,8 @@ import {
   renderTask,
   type TaskRecord,
   taskStateAt,
-  withExtraFields
+  withExtraFields,
+  withNullFields
 } from "./agent.js"
 import { decodeSegment, type HandlerContext } from "./context.js"
 import { bearerOf, redactText } from "./redact.js"
@@ -343,14 +344,16 @@ const perform = (send: SendContext, behaviour: SessionScenario.SendBehaviour): E
         const workMs = behaviour.workMs ?? agent.workMs
         if (isTask) {
           const nowMs = yield* Clock.currentTimeMillis
-          const task = renderTask(createTask(send, nowMs, workMs), nowMs)
+          const rendered = renderTask(createTask(send, nowMs, workMs), nowMs)
+          const task = behaviour.nullFields === true ? withNullFields(rendered, true) : rendered
           const body = behaviour.extraFields
             ? { task: { ...task, metadata: { "x-sim-metadata": { kept: true } }, "x-sim-task-extra": 7 } }
             : { task }
           return jsonAnswer(send, body, behaviour.trickle)
         }
         if ((yield* work(send, workMs)) === "limit") return messageLimitResponse(limitSeconds)
-        const message = validMessage(send)
+        const valid = validMessage(send)
+        const message = behaviour.nullFields === true ? withNullFields(valid, false) : valid
         const body = behaviour.extraFields
           ? { message: withExtraFields(message), "x-sim-envelope-extra": { kept: true } }
           : { message }
