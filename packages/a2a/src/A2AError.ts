@@ -207,8 +207,9 @@ export class RuntimeAuthError extends Schema.TaggedError<RuntimeAuthError>()("Ru
 
 /**
  * The call's total budget or one of its phase limits ran out. `limit` says which: `total` (the budget),
- * `connect`, `read` (between two body chunks) or `response-head` (no response head within connect + read
- * seconds of a `[connect, read]` budget).
+ * `connect`, `read` (no response head within `read` seconds of connecting, or `read` seconds between two
+ * body chunks) or `response-head` (no response head within connect + read seconds, with an `HttpClient`
+ * that cannot tell the connect phase apart; see `Timeout.markConnected`).
  *
  * @since 0.1.0
  * @category errors

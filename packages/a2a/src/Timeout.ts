@@ -4,9 +4,13 @@
  *
  * @since 0.1.0
  */
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
 import { A2AInputError } from "./A2AError.js"
+import { currentOnConnected } from "./internal/connectTimeout.js"
 
 /**
  * @since 0.1.0
@@ -74,3 +78,39 @@ export const toBudget = (timeout: Timeout | undefined): Effect.Effect<Budget, A2
     })
   )
 }
+
+/**
+ * Tells the exchange under way that its connection is up and its request is on its way: from now on its
+ * response head must arrive within the `read` limit of a `[connect, read]` budget. An `HttpClient` that can
+ * see its connect phase runs this when it has connected (the Node layer does, from undici). With a generic
+ * `HttpClient` that never runs it, the phases cannot be told apart and the head may take connect + read
+ * from the moment the request is handed to the client (reported as the `response-head` limit).
+ *
+ * @since 0.1.0
+ * @category http
+ */
+export const markConnected: Effect.Effect<void> = Effect.flatMap(
+  FiberRef.get(currentOnConnected),
+  (onConnected) => Effect.sync(onConnected)
+)
+
+/**
+ * An `HttpClient` without a connect phase (in memory, such as a simulated platform): each request counts as
+ * connected as soon as it is executed, so `read` bounds its response head exactly.
+ *
+ * @since 0.1.0
+ * @category http
+ */
+export const withInstantConnect = (client: HttpClient.HttpClient): HttpClient.HttpClient =>
+  HttpClient.tapRequest(client, () => markConnected)
+
+/**
+ * {@link withInstantConnect} for the `HttpClient` in context.
+ *
+ * @since 0.1.0
+ * @category http
+ */
+export const layerInstantConnect: Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient> = Layer.effect(
+  HttpClient.HttpClient,
+  Effect.map(HttpClient.HttpClient, withInstantConnect)
+)

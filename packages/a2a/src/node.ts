@@ -15,12 +15,45 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as A2AClient from "./A2AClient.js"
-import { currentConnectTimeout } from "./internal/connectTimeout.js"
+import { currentConnectTimeout, currentOnConnected } from "./internal/connectTimeout.js"
 import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
 
 /**
- * An undici `HttpClient` that applies the call's connect limit as undici's connect timeout. Dispatchers
- * are kept per connect value, so connections are reused across calls with the same limit.
+ * Forwards every event to `handler`, and calls `onConnected` when undici starts the request on a connected
+ * socket (right before it writes the request), the moment from which `read` bounds the response head.
+ */
+class ConnectedSignal implements Undici.Dispatcher.DispatchHandler {
+  constructor(
+    private readonly handler: Undici.Dispatcher.DispatchHandler,
+    private readonly onConnected: () => void
+  ) {}
+  onRequestStart(controller: Undici.Dispatcher.DispatchController, context: unknown): void {
+    this.onConnected()
+    this.handler.onRequestStart?.(controller, context)
+  }
+  onRequestUpgrade(
+    ...args: Parameters<NonNullable<Undici.Dispatcher.DispatchHandler["onRequestUpgrade"]>>
+  ): void {
+    this.handler.onRequestUpgrade?.(...args)
+  }
+  onResponseStart(...args: Parameters<NonNullable<Undici.Dispatcher.DispatchHandler["onResponseStart"]>>): void {
+    this.handler.onResponseStart?.(...args)
+  }
+  onResponseData(...args: Parameters<NonNullable<Undici.Dispatcher.DispatchHandler["onResponseData"]>>): void {
+    this.handler.onResponseData?.(...args)
+  }
+  onResponseEnd(...args: Parameters<NonNullable<Undici.Dispatcher.DispatchHandler["onResponseEnd"]>>): void {
+    this.handler.onResponseEnd?.(...args)
+  }
+  onResponseError(...args: Parameters<NonNullable<Undici.Dispatcher.DispatchHandler["onResponseError"]>>): void {
+    this.handler.onResponseError?.(...args)
+  }
+}
+
+/**
+ * An undici `HttpClient` that applies the call's connect limit as undici's connect timeout, and tells the
+ * call when each request has connected and is on its way (so `read` bounds the response head from then
+ * on). Dispatchers are kept per connect value, so connections are reused across calls with the same limit.
  *
  * @since 0.1.0
  * @category layers
@@ -28,33 +61,36 @@ import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
 export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
   HttpClient.HttpClient,
   Effect.gen(function*() {
-    const base = NodeHttpClient.makeUndici(yield* NodeHttpClient.makeDispatcher)
-    const clients = new Map<number, HttpClient.HttpClient>()
-    const dispatchers: Array<Undici.Dispatcher> = []
+    const base = yield* NodeHttpClient.makeDispatcher
+    const dispatchers = new Map<number, Undici.Dispatcher>()
     yield* Effect.addFinalizer(() =>
-      Effect.forEach(dispatchers, (dispatcher) => Effect.promise(() => dispatcher.destroy()), { discard: true })
+      Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), {
+        discard: true
+      })
     )
-    const clientFor = (connectMillis: number): HttpClient.HttpClient => {
-      const existing = clients.get(connectMillis)
+    const dispatcherFor = (connectMillis: number): Undici.Dispatcher => {
+      const existing = dispatchers.get(connectMillis)
       if (existing !== undefined) return existing
       const dispatcher = new Undici.Agent({ connect: { timeout: connectMillis } })
-      dispatchers.push(dispatcher)
-      const client = NodeHttpClient.makeUndici(dispatcher)
-      clients.set(connectMillis, client)
-      return client
+      dispatchers.set(connectMillis, dispatcher)
+      return dispatcher
     }
-    // `makeWith` adds no span of its own: the chosen undici client traces the request once.
+    // `makeWith` adds no span of its own: the undici client made per request traces the request once.
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
       (request) =>
-        Effect.flatMap(
-          request,
-          (request) =>
-            Effect.flatMap(FiberRef.get(currentConnectTimeout), (connect) =>
-              Option.match(connect, {
-                onNone: () => base.execute(request),
-                onSome: (limit) => clientFor(Math.max(1, Math.ceil(Duration.toMillis(limit)))).execute(request)
-              }))
-        ),
+        Effect.flatMap(request, (request) =>
+          Effect.gen(function*() {
+            const connect = yield* FiberRef.get(currentConnectTimeout)
+            const onConnected = yield* FiberRef.get(currentOnConnected)
+            const dispatcher = Option.match(connect, {
+              onNone: () => base,
+              onSome: (limit) => dispatcherFor(Math.max(1, Math.ceil(Duration.toMillis(limit))))
+            })
+            const signalling = dispatcher.compose((dispatch) => (options, handler) =>
+              dispatch(options, new ConnectedSignal(handler, onConnected))
+            )
+            return yield* NodeHttpClient.makeUndici(signalling).execute(request)
+          })),
       Effect.succeed
     )
   })

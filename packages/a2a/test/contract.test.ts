@@ -1,7 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
+import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import { client, failFor, resolves, runFor, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
 
 describe("diagnostic fields never decide (SPEC §3)", () => {
@@ -111,4 +114,48 @@ describe("proto-JSON null is absent (SPEC §4, §7)", () => {
         }
       })]
     }))))
+})
+
+describe("read bounds the wait for the response head (SPEC §5)", () => {
+  it.effect("[2, 0.4]: a runtime that accepts the message and never answers ends the call after 0.4 s, the read limit", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error, millis } = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: [2, 0.4] }),
+        "1 minute"
+      )
+      expect(error).toMatchObject({
+        _tag: "A2ATimeoutError",
+        step: "send-message",
+        limit: "read",
+        seconds: 0.4,
+        messageMayHaveBeenSent: true
+      })
+      expect(error.message).toContain("0.4 s read limit ran out during send-message")
+      expect(millis).toBe(400)
+      expect(yield* runtimeSends).toHaveLength(1)
+    }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { behaviour: { _tag: "Stall" } } })] }))))
+
+  it.effect("a generic HttpClient that cannot tell the phases apart falls back to connect + read for the head", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const { error, millis } = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: [2, 0.4] }),
+        "1 minute"
+      )
+      // connect + read is the whole budget here, so the budget is what ends the call
+      expect(error).toMatchObject({ _tag: "A2ATimeoutError", step: "send-message", limit: "total", seconds: 2.4 })
+      expect(millis).toBe(2400)
+    }).pipe(Effect.provide(
+      A2AClient.layer({
+        backendUrl: SimulatedPlatform.defaultBaseUrl,
+        accessToken: SimulatedPlatform.defaultUserAccessToken
+      }).pipe(
+        Layer.provide(Layer.merge(
+          layerTest({ sessions: [session({ agent: { behaviour: { _tag: "Stall" } } })] }),
+          RuntimeAccessCache.layerMemory
+        )),
+        Layer.orDie
+      )
+    )))
 })

@@ -16,6 +16,7 @@ import * as A2AClient from "../src/A2AClient.js"
 import type * as A2AError from "../src/A2AError.js"
 import type * as A2AProtocol from "../src/A2AProtocol.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
+import * as Timeout from "../src/Timeout.js"
 
 export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 export const agentUid = "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5d6e"
@@ -54,7 +55,11 @@ export const sendBodiesConform: Layer.Layer<never, never, SimulatedPlatform.Simu
     )
   )
 
-/** The client on the simulated platform, with a memory cache; the platform stays in context. */
+/**
+ * The client on the simulated platform, with a memory cache; the platform stays in context. The in-memory
+ * platform connects at once, which the client is told (`Timeout.layerInstantConnect`), so `read` bounds
+ * every response head exactly.
+ */
 export const simulated = (
   platform: SimulatedPlatform.Options,
   client: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl" | "accessToken">> = {}
@@ -65,6 +70,7 @@ export const simulated = (
     accessToken: SimulatedPlatform.defaultUserAccessToken,
     ...client
   }).pipe(
+    Layer.provide(Timeout.layerInstantConnect),
     Layer.provideMerge(simulation),
     Layer.merge(Layer.provide(sendBodiesConform, simulation)),
     Layer.orDie

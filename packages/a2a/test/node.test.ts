@@ -41,6 +41,32 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       })
     ))
 
+  it.scopedLive("[2, 0.4]: a runtime that accepts the message and never answers ends the call with the read limit", () =>
+    Effect.gen(function*() {
+      const stalled = {
+        sessionUid: "0b2701a1-e777-4cfe-8437-b94025f000aa",
+        agentUid: "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5daa",
+        serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbcaaa",
+        agent: { behaviour: { _tag: "Stall" as const } }
+      }
+      const { url } = yield* serveReferencePlatform({ port: 0, sessions: [stalled] })
+      const a2a = yield* Effect.provide(
+        A2AClient.A2AClient,
+        Node.layer({ backendUrl: url, accessToken: demoUserAccessToken })
+      )
+      const error = yield* Effect.flip(
+        a2a.sendA2AMessage(stalled.sessionUid, { message: "x", timeout: [2, 0.4] })
+      )
+      // before the fix: the head could take connect + read, and the 2.4 s total ended the call
+      expect(error).toMatchObject({
+        _tag: "A2ATimeoutError",
+        limit: "read",
+        seconds: 0.4,
+        step: "send-message",
+        messageMayHaveBeenSent: true
+      })
+    }))
+
   it.scopedLive("a refused connection is an A2ATransportError without request text", () =>
     Effect.gen(function*() {
       const a2a = yield* Effect.provide(

@@ -244,30 +244,41 @@ describe("send: budget", () => {
       sessions: [session({ agent: { behaviour: { _tag: "Answer", trickle: { chunks: 4, gapMs: 1500 } } } })]
     }))))
 
-  it.effect("[connect, read]: the head of every exchange must come within connect + read", () =>
+  it.effect("[connect, read]: the head of every exchange must come within read of connecting", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const { error, millis } = yield* failFor(
         a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: [1, 2] }),
         "1 minute"
       )
-      // the first exchange's head limit (connect + read) ends with the total budget: reported as the budget
+      // the simulated platform connects at once: the backend's head is due `read` after the request left
       expect(error).toMatchObject({
         _tag: "A2ATimeoutError",
         step: "resolve-runtime-access",
-        limit: "total",
-        seconds: 3,
+        limit: "read",
+        seconds: 2,
         messageMayHaveBeenSent: false
       })
-      expect(millis).toBe(3000)
+      expect(millis).toBe(2000)
     }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 10_000 } })] }))))
 
   it.effect("the default budget is 905 s", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const { error, millis } = yield* failFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "20 minutes")
-      expect(error).toMatchObject({ _tag: "A2ATimeoutError", seconds: 905, step: "send-message" })
+      expect(error).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 905, step: "read-response" })
       expect(millis).toBe(905_000)
+    }).pipe(Effect.provide(simulated({
+      // every chunk within the default read limit (900 s), the whole body past the default total
+      sessions: [session({ agent: { behaviour: { _tag: "Answer", trickle: { chunks: 3, gapMs: 500_000 } } } })]
+    }))))
+
+  it.effect("the default read limit (900 s) bounds a stalled head", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error, millis } = yield* failFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "20 minutes")
+      expect(error).toMatchObject({ _tag: "A2ATimeoutError", limit: "read", seconds: 900, step: "send-message" })
+      expect(millis).toBe(900_000)
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { behaviour: { _tag: "Stall" } } })] }))))
 })
 

@@ -19,7 +19,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { type Call, remainingMillis, spanAttributes, timeoutError } from "./budget.js"
-import { currentConnectTimeout } from "./connectTimeout.js"
+import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
 
 /** @internal */
 export interface HttpAnswer {
@@ -120,10 +120,11 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
 /**
  * Executes `request` and reads the whole body. With `carriesMessage` (the `message:send` exchange) the
  * call counts the message as possibly sent from the moment the request is handed to the client, unless
- * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must arrive within
- * connect + read (a generic `HttpClient` cannot observe the connect phase on its own; the Node layer also
- * sets undici's connect timeout from {@link currentConnectTimeout}) and at most `read` may pass between
- * two body chunks. The call's total budget is enforced around the whole call, not here. An answer over
+ * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must arrive
+ * within `read` of the client saying it has connected and the request is on its way (`Timeout.markConnected`,
+ * through {@link currentOnConnected}; the Node layer does so from undici and applies the connect limit
+ * itself from {@link currentConnectTimeout}); a generic `HttpClient` that never says so cannot tell the
+ * phases apart, and its head may take connect + read. At most `read` may pass between two body chunks. The call's total budget is enforced around the whole call, not here. An answer over
  * `maxResponseBytes` is refused from its `Content-Length` before any body is read, and otherwise as soon
  * as the bytes read pass the limit. One watchdog fiber per exchange enforces both phase limits.
  *
@@ -198,13 +199,22 @@ export const exchange = (
       })
     if (connect === undefined || read === undefined) return yield* exchangeWith(Effect.void)
     // One watchdog for both phase limits, raced once against the exchange (a timeout race for the head and
-    // another per body chunk were the largest cost of a send): the head within connect + read, then at most
-    // read between two chunks. It sleeps until the deadline but never longer than read, since the head's
-    // arrival moves the deadline earlier.
+    // another per body chunk were the largest cost of a send): the head within read of connecting (within
+    // connect + read while the client has not said it connected), then at most read between two chunks. It
+    // sleeps until the deadline but never longer than read, since connecting and the head's arrival move the
+    // deadline earlier.
     const readMillis = Duration.toMillis(read)
     const headSeconds = Duration.toSeconds(Duration.sum(connect, read))
+    const clock = yield* Effect.clock
+    let connected = false
     let headArrived = false
-    let deadline = (yield* Clock.currentTimeMillis) + Duration.toMillis(connect) + readMillis
+    let deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis
+    // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
+    const onConnected = () => {
+      if (headArrived) return
+      connected = true
+      deadline = clock.unsafeCurrentTimeMillis() + readMillis
+    }
     const progress = Effect.map(Clock.currentTimeMillis, (now) => {
       headArrived = true
       deadline = now + readMillis
@@ -213,10 +223,13 @@ export const exchange = (
       Effect.flatMap(Clock.currentTimeMillis, (now) =>
         now < deadline
           ? Effect.zipRight(Effect.sleep(Math.min(deadline - now, readMillis)), Effect.suspend(watchdog))
-          : headArrived
+          : headArrived || connected
           ? phaseTimeout("read", Duration.toSeconds(read))
           : phaseTimeout("response-head", headSeconds))
-    return yield* Effect.raceFirst(exchangeWith(progress), watchdog())
+    return yield* Effect.raceFirst(
+      Effect.locally(exchangeWith(progress), currentOnConnected, onConnected),
+      watchdog()
+    )
   }).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {
       kind: "client",
