@@ -265,6 +265,38 @@ describe("resolve-runtime-access (SPEC §3)", () => {
     }).pipe(Effect.provide(layerTest({ sessions: [scenario()] }))))
 })
 
+describe("oddDiagnostics (SPEC §3: diagnostic fields of another shape)", () => {
+  it.effect("mistyped: presence, notice, operation and detail of other types; the deciding fields as usual", () =>
+    Effect.gen(function*() {
+      const answer = yield* resolve()
+      expect(answer.json).toMatchObject({
+        mode: "token",
+        runtime_interaction: { state: "ready", can_submit: true, notice: { code: 12, title: false }, operation: 42 },
+        runtime_presence: { phase: 3, replicas: "one" },
+        detail: { text: "queued" }
+      })
+    }).pipe(Effect.provide(layerTest({ sessions: [scenario({ backend: { oddDiagnostics: "mistyped" } })] }))))
+
+  it.effect("string / array: presence, notice and operation as a string or an array, also while transient", () =>
+    Effect.gen(function*() {
+      const answer = yield* resolve()
+      expect(answer.json).toMatchObject({
+        runtime_interaction: {
+          state: "waking",
+          can_submit: false,
+          notice: [{ title: "Heads up" }],
+          retry_after_ms: 1000
+        },
+        runtime_presence: ["serving", 1]
+      })
+    }).pipe(Effect.provide(layerTest({
+      sessions: [scenario({
+        access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 1000 },
+        backend: { oddDiagnostics: "array" }
+      })]
+    }))))
+})
+
 describe("backend errors", () => {
   it.effect("user authentication: missing or wrong bearer → 401, unknown session → 404", () =>
     Effect.gen(function*() {

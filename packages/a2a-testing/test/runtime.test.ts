@@ -227,6 +227,26 @@ describe("message:send answers (SPEC §4)", () => {
     }))))
 })
 
+describe("Answer.nullFields (proto-JSON null = not set, SPEC §4)", () => {
+  it.effect("a Message answer carries null for the optional fields it leaves out", () =>
+    Effect.gen(function*() {
+      const access = yield* admitted()
+      const answer = yield* send(access.rpcUrl, access.token)
+      expect(answer.json).toMatchObject({
+        message: {
+          role: "ROLE_AGENT",
+          taskId: null,
+          metadata: null,
+          extensions: null,
+          referenceTaskIds: null,
+          parts: [{ metadata: null }]
+        }
+      })
+    }).pipe(Effect.provide(layerTest({
+      sessions: [scenario({ agent: { behaviour: { _tag: "Answer", nullFields: true } } })]
+    }))))
+})
+
 describe("timing under TestClock", () => {
   it.effect("a slow Agent answers after its work", () =>
     Effect.gen(function*() {
