@@ -29,7 +29,7 @@ export const makeOurs = async (
     tracer ? oursLayer(target.baseUrl) : Layer.merge(oursLayer(target.baseUrl), Layer.setTracerEnabled(false))
   )
   const client = await runtime.runPromise(A2AClient.A2AClient)
-  const check = (answer: { readonly role: string; readonly contextId?: string | undefined }) => {
+  const check = (answer: { readonly role: string; readonly contextId?: string | null | undefined }) => {
     if (answer.role !== "ROLE_AGENT" || answer.contextId !== target.sessionUid) {
       throw new Error(`ours: unexpected answer ${JSON.stringify(answer)}`)
     }
