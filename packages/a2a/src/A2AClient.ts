@@ -40,8 +40,19 @@ export interface SendA2AMessageInput {
   /** With `strictDictionary`: how often the platform may repair invalid JSON (integer ≥ 1, default 3). */
   readonly jsonRepairAttempts?: number | undefined
   readonly attachments?: ReadonlyArray<Attachment.Attachment> | undefined
-  /** `"message"` (default) or `"task"` (only for Agents that advertise Task support). */
+  /**
+   * `"message"` (default) or `"task"` (only for Agents that advertise Task support). A follow-up turn
+   * (`taskId`) must say `"task"`: a `taskId` without it is an `A2AInputError`, nothing sent.
+   */
   readonly responseKind?: A2AProtocol.ResponseKind | undefined
+  /**
+   * A follow-up turn (SPEC §7): the id of an interrupted Task (`INPUT_REQUIRED` / `AUTH_REQUIRED`) this
+   * message answers, sent as `message.taskId`. Task mode only (`responseKind: "task"`); the answer must be
+   * that same Task (same `id`), else `InvalidA2AResponseError` with rule `task-id`. Trimmed; blank is an error.
+   */
+  readonly taskId?: string | undefined
+  /** Ids of other Tasks this message refers to, sent as `message.referenceTaskIds` as given (non-blank). */
+  readonly referenceTaskIds?: ReadonlyArray<string> | undefined
   /** Task mode: the Agent's A2A profile, when the caller has it (skips discovery). */
   readonly agentProfile?: A2AProtocol.A2AProfile | undefined
   /** The call's budget; default `[5, 900]`. */
@@ -96,7 +107,7 @@ export interface A2AClient {
     ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
     (
       agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
     ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
     (
       agentSessionUid: string,
@@ -224,7 +235,7 @@ export const make = (
     ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
     function sendA2AMessage(
       agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
     ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
     function sendA2AMessage(
       agentSessionUid: string,
