@@ -78,6 +78,12 @@ describe("send: command line", () => {
         "text/csv",
         "--response-kind",
         "task",
+        "--task-id",
+        "task-42",
+        "--reference-task-id",
+        "task-7",
+        "--reference-task-id",
+        "task-8",
         "--timeout",
         "5,60"
       ])
@@ -88,6 +94,8 @@ describe("send: command line", () => {
         strictDictionary: true,
         jsonRepairAttempts: 5,
         responseKind: "task",
+        taskId: "task-42",
+        referenceTaskIds: ["task-7", "task-8"],
         timeout: [5, 60],
         attachments: [
           { filename: "report.pdf", mediaType: "application/pdf" },
@@ -124,13 +132,13 @@ describe("send: command line", () => {
       const result = yield* runCli(args)
       expect(result.calls).toEqual([])
       expect(result.stdout).toBe("")
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(2)
       const lines = result.stderr.split("\n").filter((line) => line !== "")
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(expected)
     })
 
-  it.scoped("bad input is refused with one line, exit 1, and nothing is sent", () =>
+  it.scoped("bad input is refused with one line, exit 2, and nothing is sent", () =>
     Effect.gen(function*() {
       yield* refused([...send], /--message TEXT or --message-file PATH/)
       yield* refused([...send, "--message", "a", "--message-file", "/etc/hostname"], /not both/)
@@ -190,20 +198,21 @@ describe("send: command line", () => {
         messageMayHaveBeenSent: true
       })
       const result = yield* runCli([...send, "--message", "hi"], { failWith })
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(5)
       expect(result.stdout).toBe("")
       expect(result.stderr).toBe(`${failWith.message}\nA2A message id for request retry: msg-1234\n`)
 
       const input = new A2AError.A2AInputError({ field: "agentSessionUid", reason: "must be a UUID" })
       const refusedInput = yield* runCli([...send, "--message", "hi"], { failWith: input })
       expect(refusedInput.stderr).toBe(`${input.message}\n`)
+      expect(refusedInput.exitCode).toBe(2)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("missing configuration names the variable", () =>
     Effect.gen(function*() {
       const configError = new CliConfigError({ variables: ["MAINSEQUENCE_ACCESS_TOKEN"], reason: "missing" })
       const result = yield* runCli([...send, "--message", "hi"], { configError })
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(2)
       expect(result.stderr).toMatch(/^Missing configuration: MAINSEQUENCE_ACCESS_TOKEN is not set[^\n]*\n$/)
     }).pipe(Effect.provide(NodeContext.layer)))
 })
@@ -246,7 +255,7 @@ describe("task: command line", () => {
   it.scoped("a bad timeout is refused before the call; a missing task id is a usage error", () =>
     Effect.gen(function*() {
       const bad = yield* runCli(["agent", "session", "a2a", "task", "get", sessionUid, "t", "--timeout", "-3"])
-      expect(bad.exitCode).toBe(1)
+      expect(bad.exitCode).toBe(2)
       expect(bad.calls).toEqual([])
       const missing = yield* runCli(["agent", "session", "a2a", "task", "wait", sessionUid])
       expect(missing.exitCode).toBe(2)

@@ -62,6 +62,19 @@ const flags = {
     Options.withDescription("message (default): a direct answer; task: a Task, for Agents that support it"),
     Options.optional
   ),
+  taskId: Options.text("task-id").pipe(
+    Options.withPseudoName("ID"),
+    Options.withDescription(
+      "Answer the interrupted Task ID (INPUT_REQUIRED / AUTH_REQUIRED) with this message: a follow-up turn. " +
+        "It does not imply Task mode: give --response-kind task with it (otherwise exit 2, nothing sent)"
+    ),
+    Options.optional
+  ),
+  referenceTaskIds: Options.text("reference-task-id").pipe(
+    Options.withPseudoName("ID"),
+    Options.withDescription("A Task this message refers to (sent as message.referenceTaskIds); repeat for more"),
+    Options.repeated
+  ),
   timeout,
   output
 } as const
@@ -137,6 +150,8 @@ export const runSend = (
         jsonRepairAttempts,
         attachments,
         responseKind,
+        taskId: Option.getOrUndefined(flags.taskId),
+        referenceTaskIds: flags.referenceTaskIds.length === 0 ? undefined : flags.referenceTaskIds,
         timeout: budget
       }), { messageId: Option.getOrUndefined(Option.map(flags.messageId, (id) => id.trim())) })
     yield* printAnswer(answer, flags.output)
