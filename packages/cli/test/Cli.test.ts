@@ -5,6 +5,7 @@ import { A2AError, type A2AProtocol } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
+import { escapeCodesAllowed } from "../src/Output.js"
 import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
 
 const send = ["agent", "session", "a2a", "send", sessionUid]
@@ -318,12 +319,44 @@ describe("help", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("a command's own help stays @effect/cli's", () =>
+  it.scoped("each command's own help: its full path, our descriptions only, optional and repeatable flags, exit codes", () =>
     Effect.gen(function*() {
-      const result = yield* runCli(["agent", "session", "a2a", "send", "--help"])
-      expect(result.exitCode).toBe(0)
-      expect(result.calls).toEqual([])
-      expect(result.stdout).toContain("--message-file PATH")
-      expect(result.stdout).toContain("--response-kind message|task")
+      for (const path of commandPaths) {
+        const result = yield* runCli([...path.split(" ").slice(1), "--help"])
+        expect({ path, exitCode: result.exitCode, calls: result.calls }).toEqual({ path, exitCode: 0, calls: [] })
+        const text = result.stdout
+        expect(text.split("\n").find((line) => line.startsWith("$ "))?.startsWith(`$ ${path} `), path).toBe(true)
+        expect(text, path).not.toMatch(/A user-defined piece of text|A true or false value|An integer\.|One of the/)
+        expect(text, path).toContain("\nEXIT CODES\n")
+      }
+      const send = (yield* runCli(["agent", "session", "a2a", "send", "--help"])).stdout
+      const usage = send.split("\n").find((line) => line.startsWith("$ ")) ?? ""
+      for (
+        const flag of ["[--file PATH]...", "[--media-type TYPE]...", "[--reference-task-id ID]...", "[--task-id ID]"]
+      ) {
+        expect(usage).toContain(flag)
+      }
+      expect(send).toContain("--message-file PATH")
+      expect(send).toContain("--response-kind message|task")
+      expect(send).toContain("It does not imply Task mode: give --response-kind task with it")
+      for (const code of ["0", "1", "2", "3", "4", "5", "6", "130"]) {
+        expect(send).toMatch(new RegExp(`\n${code}\n+  \\S`))
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("help has escape codes only on a terminal without NO_COLOR", () =>
+    Effect.gen(function*() {
+      for (const args of [["agent", "session", "a2a", "send", "--help"], ["agent", "--help"], ["--help"]]) {
+        const plain = yield* runCli(args)
+        expect(plain.stdout, args.join(" ")).toBe(stripVTControlCharacters(plain.stdout))
+        const styled = yield* runCli(args, { color: true })
+        expect(styled.stdout, args.join(" ")).not.toBe(stripVTControlCharacters(styled.stdout))
+        expect(stripVTControlCharacters(styled.stdout)).toBe(plain.stdout)
+      }
+      expect(escapeCodesAllowed(true, {})).toBe(true)
+      expect(escapeCodesAllowed(true, { NO_COLOR: "1" })).toBe(false)
+      expect(escapeCodesAllowed(true, { NO_COLOR: "" })).toBe(true)
+      expect(escapeCodesAllowed(false, {})).toBe(false)
+      expect(escapeCodesAllowed(undefined, {})).toBe(false)
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -218,6 +218,16 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       })
       const help = yield* runCliProcess(["agent", "session", "a2a", "send", "--help"], { configDir: dir, env })
       expect(help.code).toBe(0)
+      // Not a terminal: no escape codes; the command's own path in USAGE.
+      expect(help.stdout).toBe(stripVTControlCharacters(help.stdout))
+      expect(help.stdout).toContain("\n$ mainsequence agent session a2a send [--message TEXT]")
+      expect(help.stdout).toContain("\nEXIT CODES\n")
+      const noColor = yield* runCliProcess(["agent", "session", "a2a", "task", "get", "--help"], {
+        configDir: dir,
+        env: { ...env, NO_COLOR: "1" }
+      })
+      expect(noColor.stdout).toBe(stripVTControlCharacters(noColor.stdout))
+      expect(noColor.stdout).toContain("\n$ mainsequence agent session a2a task get [--timeout SECONDS]")
       expect(help.stdout).toContain("--message-file")
       expect(help.stdout).toContain("--response-kind")
       expect(help.stderr).toBe("")
@@ -442,6 +452,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           expect(lines[0], what).toMatch(pattern)
           expect(lines[1], what).toMatch(retryLine)
           expect(run.stderr, what).not.toContain("not-a-valid-token")
+          expect(run.stderr, what).toBe(stripVTControlCharacters(run.stderr))
         }
         // Only the runtime-auth and Message-limit sends reached a runtime.
         const reached = (yield* platform.requestLog).filter((entry) => entry.route === "message-send")
