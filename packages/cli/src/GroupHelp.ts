@@ -107,8 +107,8 @@ export const requested = (groups: ReadonlyArray<Group>, args: ReadonlyArray<stri
 }
 
 /**
- * The runnable command whose help the arguments (after the executable) ask for: its full path plus
- * `--help` / `-h`, nothing else.
+ * The runnable command whose help the arguments (after the executable) ask for: its full path, then
+ * anything, with `--help` / `-h` somewhere.
  *
  * @since 0.1.0
  * @category parsing
@@ -116,7 +116,9 @@ export const requested = (groups: ReadonlyArray<Group>, args: ReadonlyArray<stri
 export const requestedLeaf = (leaves: ReadonlyArray<Leaf>, args: ReadonlyArray<string>): Leaf | undefined => {
   if (!args.some(isHelpFlag)) return undefined
   const path = args.filter((arg) => !isHelpFlag(arg))
-  return leaves.find((entry) => samePath(entry.parents, path.slice(0, -1)) && usageName(entry) === path.at(-1))
+  return leaves.find((entry) =>
+    samePath(entry.parents, path.slice(0, entry.parents.length)) && usageName(entry) === path[entry.parents.length]
+  )
 }
 
 const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).trim()

@@ -150,7 +150,10 @@ describe("send: command line", () => {
       for (const bad of ["0", "-1", "abc", "", "1,2,3", "Infinity", "5,0", "5,x"]) {
         yield* refused([...send, "--message", "a", "--timeout", bad], /timeout/)
       }
-      yield* refused([...send, "--message", "a", "--response-kind", "stream"], /response-kind.*message or task/)
+      yield* refused(
+        [...send, "--message", "a", "--response-kind", "stream"],
+        /one of the following cases: message, task/
+      )
       yield* refused([...send, "--message", "a", "--json-repair-attempts", "2"], /--strict-dictionary/)
       yield* refused([...send, "--message", "a", "--file", "/nonexistent/a.pdf"], /\/nonexistent\/a\.pdf/)
       yield* refused(
@@ -337,7 +340,7 @@ describe("help", () => {
         expect(usage).toContain(flag)
       }
       expect(send).toContain("--message-file PATH")
-      expect(send).toContain("--response-kind message|task")
+      expect(send).toContain("[--response-kind message | task]")
       expect(send).toContain("It does not imply Task mode: give --response-kind task with it")
       for (const code of ["0", "1", "2", "3", "4", "5", "6", "130"]) {
         expect(send).toMatch(new RegExp(`\n${code}\n+  \\S`))

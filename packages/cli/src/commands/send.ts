@@ -10,13 +10,11 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import { A2AError, A2AProtocol } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
 import { readAttachments } from "../flags/attachments.js"
 import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
 import { readMessage } from "../flags/message.js"
-import { parseNumber } from "../flags/number.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
 
@@ -42,7 +40,7 @@ const flags = {
   strictDictionary: Options.boolean("strict-dictionary").pipe(
     Options.withDescription("Ask for a strict JSON dictionary answer")
   ),
-  jsonRepairAttempts: Options.text("json-repair-attempts").pipe(
+  jsonRepairAttempts: Options.integer("json-repair-attempts").pipe(
     Options.withPseudoName("N"),
     Options.withDescription("With --strict-dictionary: how often the platform may repair invalid JSON (default 3)"),
     Options.optional
@@ -57,8 +55,7 @@ const flags = {
     Options.withDescription("The media type of the n-th --file (.pdf files default to application/pdf)"),
     Options.repeated
   ),
-  responseKind: Options.text("response-kind").pipe(
-    Options.withPseudoName("message|task"),
+  responseKind: Options.choice("response-kind", A2AProtocol.ResponseKind.literals).pipe(
     Options.withDescription("message (default): a direct answer; task: a Task, for Agents that support it"),
     Options.optional
   ),
@@ -87,34 +84,16 @@ const flags = {
  */
 export type SendFlags = Command.Command.ParseConfig<typeof flags>
 
-const decodeResponseKind = Schema.decodeUnknown(A2AProtocol.ResponseKind)
-
-const responseKindValue = (
-  flag: Option.Option<string>
-): Effect.Effect<A2AProtocol.ResponseKind | undefined, A2AError.A2AInputError> =>
-  Option.match(flag, {
-    onNone: () => Effect.succeed(undefined),
-    onSome: (text) =>
-      decodeResponseKind(text.trim()).pipe(
-        Effect.mapError(() =>
-          new A2AError.A2AInputError({
-            field: "response-kind",
-            reason: `expected message or task (got ${JSON.stringify(text)})`
-          })
-        )
-      )
-  })
-
 const jsonRepairAttemptsValue = (
-  flag: Option.Option<string>,
+  flag: Option.Option<number>,
   strictDictionary: boolean
 ): Effect.Effect<number | undefined, A2AError.A2AInputError> =>
   Option.match(flag, {
     onNone: () => Effect.succeed(undefined),
     onSome: (text) =>
       strictDictionary
-        // The SDK checks the value (an integer ≥ 1).
-        ? parseNumber("json-repair-attempts", text)
+        // The SDK checks the value (≥ 1).
+        ? Effect.succeed(text)
         : Effect.fail(
           new A2AError.A2AInputError({
             field: "json-repair-attempts",
@@ -138,7 +117,7 @@ export const runSend = (
 > =>
   Effect.gen(function*() {
     const budget = yield* timeoutValue(flags.timeout)
-    const responseKind = yield* responseKindValue(flags.responseKind)
+    const responseKind = Option.getOrUndefined(flags.responseKind)
     const jsonRepairAttempts = yield* jsonRepairAttemptsValue(flags.jsonRepairAttempts, flags.strictDictionary)
     const message = yield* readMessage(flags)
     const attachments = yield* readAttachments(flags)
