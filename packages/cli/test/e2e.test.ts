@@ -414,15 +414,17 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const forbidden = faulty(1, { backend: { resolveFault: { status: 403, detail: "Not yours" } } })
         const runtimeRefuses = faulty(2, { token: { rejectAll: 401 } })
         const limited = faulty(3, { backend: { resolveFault: { status: 429, retryAfter: "30" } } })
+        // Waking, and the platform asks to be asked again in a minute: that never fits a 10 s budget.
+        const stuck = faulty(4, { access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 60_000 } })
         const { env, platform } = yield* servePlatform({
           messageLimitSeconds: 1,
-          sessions: [forbidden, runtimeRefuses, limited]
+          sessions: [forbidden, runtimeRefuses, limited, stuck]
         })
         const dir = configDir()
         const cases: ReadonlyArray<
           readonly [string, ReadonlyArray<string>, number, RegExp, Record<string, string>?]
         > = [
-          ["not ready", send(demoSessionUids.coldStart, "--message", "a", "--timeout", "0.2"), 3, /still checking/],
+          ["not ready", send(stuck.sessionUid, "--message", "a", "--timeout", "10"), 3, /still waking/],
           ["unavailable", send(demoSessionUids.updateRequired, "--message", "a"), 3, /cannot take messages/],
           ["not logged in", send(demoSessionUids.ready, "--message", "a"), 4, /Not logged in/, {
             MAINSEQUENCE_ACCESS_TOKEN: "not-a-valid-token"
