@@ -98,7 +98,10 @@ export interface PromiseA2AClient {
     ): Promise<A2AProtocol.Task>
     (
       agentSessionUid: string,
-      input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined },
+      input: A2AClient.SendA2AMessageInput & {
+        readonly responseKind?: "message" | undefined
+        readonly taskId?: undefined
+      },
       options?: CallOptions
     ): Promise<A2AProtocol.Message>
     (
@@ -195,7 +198,10 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
   ): Promise<A2AProtocol.Task>
   function sendA2AMessage(
     agentSessionUid: string,
-    input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined },
+    input: A2AClient.SendA2AMessageInput & {
+      readonly responseKind?: "message" | undefined
+      readonly taskId?: undefined
+    },
     options?: CallOptions
   ): Promise<A2AProtocol.Message>
   function sendA2AMessage(
