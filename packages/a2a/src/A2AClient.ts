@@ -40,8 +40,19 @@ export interface SendA2AMessageInput {
   /** With `strictDictionary`: how often the platform may repair invalid JSON (integer ≥ 1, default 3). */
   readonly jsonRepairAttempts?: number | undefined
   readonly attachments?: ReadonlyArray<Attachment.Attachment> | undefined
-  /** `"message"` (default) or `"task"` (only for Agents that advertise Task support). */
+  /**
+   * `"message"` (default) or `"task"` (only for Agents that advertise Task support). A follow-up turn
+   * (`taskId`) must say `"task"`: a `taskId` without it is an `A2AInputError`, nothing sent.
+   */
   readonly responseKind?: A2AProtocol.ResponseKind | undefined
+  /**
+   * A follow-up turn (SPEC §7): the id of an interrupted Task (`INPUT_REQUIRED` / `AUTH_REQUIRED`) this
+   * message answers, sent as `message.taskId`. Task mode only (`responseKind: "task"`); the answer must be
+   * that same Task (same `id`), else `InvalidA2AResponseError` with rule `task-id`. Trimmed; blank is an error.
+   */
+  readonly taskId?: string | undefined
+  /** Ids of other Tasks this message refers to, sent as `message.referenceTaskIds` as given (non-blank). */
+  readonly referenceTaskIds?: ReadonlyArray<string> | undefined
   /** Task mode: the Agent's A2A profile, when the caller has it (skips discovery). */
   readonly agentProfile?: A2AProtocol.A2AProfile | undefined
   /** The call's budget; default `[5, 900]`. */
@@ -63,10 +74,10 @@ export interface TaskCallOptions {
 export interface A2AClientOptions {
   /** The backend base URL, e.g. `https://api.main-sequence.app`. */
   readonly backendUrl: string
-  /** The user's access token for the backend. */
-  readonly accessToken: Redacted.Redacted<string>
-  /** Used once to refresh the access token when the backend answers 401. */
-  readonly refreshToken?: Redacted.Redacted<string> | undefined
+  /** The user's access token for the backend; a plain string is wrapped in `Redacted` at once. */
+  readonly accessToken: string | Redacted.Redacted<string>
+  /** Used once to refresh the access token when the backend answers 401; a plain string is redacted at once. */
+  readonly refreshToken?: string | Redacted.Redacted<string> | undefined
   /** Scopes the access cache; without it, a hash of the access token does. */
   readonly username?: string | undefined
   /**
@@ -96,7 +107,7 @@ export interface A2AClient {
     ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
     (
       agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
     ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
     (
       agentSessionUid: string,
@@ -145,13 +156,31 @@ export const A2AClient: Context.Tag<A2AClient, A2AClient> = Context.GenericTag<A
   "@mainsequence/a2a/A2AClient"
 )
 
-const checkOptions = (options: A2AClientOptions): Effect.Effect<void, A2AError.A2AInputError> => {
+/**
+ * The options with their tokens as `Redacted` (a plain string is wrapped here, before anything else sees it).
+ * A token of any other type is left out, so the checks below report it missing.
+ */
+interface RedactedOptions extends Omit<A2AClientOptions, "accessToken" | "refreshToken"> {
+  readonly accessToken: Redacted.Redacted<string> | undefined
+  readonly refreshToken: Redacted.Redacted<string> | undefined
+}
+
+const redactAtOnce = (token: string | Redacted.Redacted<string> | undefined): Redacted.Redacted<string> | undefined =>
+  typeof token === "string" ? Redacted.make(token) : Redacted.isRedacted(token) ? token : undefined
+
+const redactOptions = (options: A2AClientOptions): RedactedOptions => ({
+  ...options,
+  accessToken: redactAtOnce(options.accessToken),
+  refreshToken: redactAtOnce(options.refreshToken)
+})
+
+const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2AInputError> => {
   if (typeof options.backendUrl !== "string" || options.backendUrl.trim() === "") {
     return Effect.fail(
       new A2AError.A2AInputError({ field: "backendUrl", reason: "is missing (set MAINSEQUENCE_ENDPOINT)" })
     )
   }
-  if (!Redacted.isRedacted(options.accessToken) || Redacted.value(options.accessToken).trim() === "") {
+  if (options.accessToken === undefined || Redacted.value(options.accessToken).trim() === "") {
     return Effect.fail(
       new A2AError.A2AInputError({ field: "accessToken", reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)" })
     )
@@ -176,18 +205,23 @@ const checkOptions = (options: A2AClientOptions): Effect.Effect<void, A2AError.A
  * @category constructors
  */
 export const make = (
-  options: A2AClientOptions
+  clientOptions: A2AClientOptions
 ): Effect.Effect<A2AClient, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
   Effect.gen(function*() {
+    const options = redactOptions(clientOptions)
     const client = yield* HttpClient.HttpClient
     const cache = yield* RuntimeAccessCache.RuntimeAccessCache
     const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
-    const backend = yield* backendClient.make(options, client, maxResponseBytes)
+    const backend = yield* backendClient.make(
+      { ...options, accessToken: options.accessToken ?? Redacted.make("") },
+      client,
+      maxResponseBytes
+    )
     const backendUrl = typeof options.backendUrl === "string" ? options.backendUrl.trim().replace(/\/+$/, "") : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
-      : `token:${Redacted.isRedacted(options.accessToken) ? sha256Hex(Redacted.value(options.accessToken)) : ""}`
+      : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
     type Waits = Map<string, SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>>
     const waits = yield* SynchronizedRef.make<Waits>(new Map())
     const cacheKeys = new Map<string, string>()
@@ -224,7 +258,7 @@ export const make = (
     ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
     function sendA2AMessage(
       agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
+      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
     ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
     function sendA2AMessage(
       agentSessionUid: string,

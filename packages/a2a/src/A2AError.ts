@@ -5,6 +5,8 @@
  *
  * @since 0.1.0
  */
+import * as Duration from "effect/Duration"
+import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 
@@ -410,7 +412,9 @@ export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundErro
 }
 
 /**
- * The backend answered 429. `retryAfter` keeps its `Retry-After` header. Not retried.
+ * The backend answered 429. `retryAfter` keeps its `Retry-After` header as sent; `retryAfterDuration` reads
+ * it as a `Duration` (delay-seconds, the form the platform sends; an HTTP-date or anything else is
+ * `Option.none()`). Not retried.
  *
  * @since 0.1.0
  * @category errors
@@ -419,6 +423,12 @@ export class RateLimitedError extends Schema.TaggedError<RateLimitedError>()("Ra
   ...BackendFields,
   retryAfter: Schema.optional(Schema.String)
 }) {
+  /** `Retry-After` as a `Duration` when it is delay-seconds (e.g. `"30"`), else none. */
+  get retryAfterDuration(): Option.Option<Duration.Duration> {
+    const raw = this.retryAfter?.trim()
+    return raw !== undefined && /^\d+(\.\d+)?$/.test(raw) ? Option.some(Duration.seconds(Number(raw))) : Option.none()
+  }
+
   override get message(): string {
     const after = this.retryAfter === undefined ? "" : `; retry after ${this.retryAfter}`
     return withIds(`Rate limited by the backend (429)${backendDetail(this.detail)}${after}`, this)
@@ -504,3 +514,61 @@ export type TaskError =
  * @category models
  */
 export type A2AError = SendError | TaskError
+
+/**
+ * Whether a failed send may be retried safely: `true` exactly when the message provably did not reach the
+ * runtime and the same call, unchanged, may succeed later. The SDK never retries a send by itself; a caller
+ * that does should reuse the same `messageId` (see the README's recipe). Per tag:
+ *
+ * | error | retry-safe | why |
+ * |---|---|---|
+ * | `AgentRuntimeNotReadyError` | yes | still starting; nothing was sent |
+ * | `AgentRuntimeUnavailableError` | yes | refused by the backend; nothing was sent (it may take messages later) |
+ * | `RateLimitedError` | yes | backend 429 before any send; wait `retryAfterDuration` |
+ * | `ServerError` from the backend | yes | the backend failed before any send |
+ * | `BackendContractError` | yes | the backend's answer was unusable; nothing was sent |
+ * | `A2ATransportError` | when `messageMayHaveBeenSent` is false | the connection failed before the request left |
+ * | `A2ATimeoutError` | when `messageMayHaveBeenSent` is false | time ran out before the send |
+ * | `ServerError` from the runtime, `A2AMessageLimitExceededError` | no | the message reached the runtime and may have run |
+ * | `InvalidA2AResponseError` | no | the runtime answered: the message was taken |
+ * | `A2ARequestError`, `TaskNotFoundError`, `TaskNotCancelableError` | no | the runtime refused it; the same call fails again |
+ * | `RuntimeAuthError` | no | the runtime refused fresh credentials twice; retrying will not change that |
+ * | `A2AInputError`, `TaskModeNotSupportedError` | no | nothing was sent, but the caller must change the call |
+ * | `NotLoggedInError`, `PermissionDeniedError`, `SessionNotFoundError` | no | nothing was sent, but the caller must fix the login, permission or session |
+ *
+ * @example
+ * import { A2AError } from "@mainsequence/a2a"
+ *
+ * const notReady = new A2AError.AgentRuntimeNotReadyError({ state: "waking", remainingMs: 0 })
+ * assert.strictEqual(A2AError.isRetrySafe(notReady), true)
+ * assert.strictEqual(A2AError.isRetrySafe(new A2AError.A2AInputError({ field: "message", reason: "blank" })), false)
+ *
+ * @since 0.1.0
+ * @category refinements
+ */
+export const isRetrySafe = (error: A2AError): boolean => {
+  switch (error._tag) {
+    case "AgentRuntimeNotReadyError":
+    case "AgentRuntimeUnavailableError":
+    case "RateLimitedError":
+    case "BackendContractError":
+      return true
+    case "ServerError":
+      return error.origin === "backend"
+    case "A2ATransportError":
+    case "A2ATimeoutError":
+      return !error.messageMayHaveBeenSent
+    case "A2AMessageLimitExceededError":
+    case "InvalidA2AResponseError":
+    case "A2ARequestError":
+    case "TaskNotFoundError":
+    case "TaskNotCancelableError":
+    case "RuntimeAuthError":
+    case "A2AInputError":
+    case "TaskModeNotSupportedError":
+    case "NotLoggedInError":
+    case "PermissionDeniedError":
+    case "SessionNotFoundError":
+      return false
+  }
+}

@@ -1,10 +1,13 @@
 /**
- * Node.js layers: the client on undici (`@effect/platform-node`) with an in-memory access cache.
+ * Node.js layers: the client on undici (`@effect/platform-node`) with an in-memory access cache, and the
+ * Node `FileSystem` that `Attachment.fromPath` reads with.
  *
  * @since 0.1.0
  */
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as Undici from "@effect/platform-node/Undici"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as Config from "effect/Config"
@@ -99,16 +102,21 @@ export const layerHttpClient: Layer.Layer<HttpClient.HttpClient> = Layer.scoped(
 const dependencies = Layer.merge(layerHttpClient, RuntimeAccessCache.layerMemory)
 
 /**
- * The client on undici with an in-memory access cache.
+ * The client on undici with an in-memory access cache, plus the Node `FileSystem` (for `Attachment.fromPath`).
+ * Build it once for the life of the program (`ManagedRuntime`, or `Effect.provide` at the top): the access
+ * cache and the connection pool live as long as the layer, so providing it around each call starts cold.
  *
  * @since 0.1.0
  * @category layers
  */
-export const layer = (options: A2AClient.A2AClientOptions): Layer.Layer<A2AClient.A2AClient> =>
-  A2AClient.layer(options).pipe(Layer.provide(dependencies))
+export const layer = (
+  options: A2AClient.A2AClientOptions
+): Layer.Layer<A2AClient.A2AClient | FileSystem.FileSystem> =>
+  A2AClient.layer(options).pipe(Layer.provide(dependencies), Layer.merge(NodeFileSystem.layer))
 
 /**
- * {@link layer} with the options from the environment (see `A2AClient.config`).
+ * {@link layer} with the options from the environment (see `A2AClient.config`); it also provides the Node
+ * `FileSystem`. Provide it once, around the whole program, not around each call.
  *
  * @example
  * import { A2AClient } from "@mainsequence/a2a"
@@ -127,5 +135,5 @@ export const layer = (options: A2AClient.A2AClientOptions): Layer.Layer<A2AClien
  */
 export const layerConfig = (
   config?: Config.Config<A2AClient.A2AClientOptions>
-): Layer.Layer<A2AClient.A2AClient, ConfigError.ConfigError> =>
-  A2AClient.layerConfig(config).pipe(Layer.provide(dependencies))
+): Layer.Layer<A2AClient.A2AClient | FileSystem.FileSystem, ConfigError.ConfigError> =>
+  A2AClient.layerConfig(config).pipe(Layer.provide(dependencies), Layer.merge(NodeFileSystem.layer))

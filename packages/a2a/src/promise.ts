@@ -10,21 +10,24 @@
  * - Every call takes an optional `AbortSignal`; aborting interrupts the call and rejects with the signal's
  *   reason.
  * - `dispose()` closes the connections and the runtime; call it once you are done.
+ * - Make one client and keep it for the program's life: the runtime-access cache and the connection pool
+ *   live as long as the client, so a client made (or an `Effect.provide(layer)` done) per call starts cold
+ *   every time — a new resolve and new connections.
  *
  * @example
  * import { A2AError, A2AProtocol } from "@mainsequence/a2a"
  * import { makeA2AClient } from "@mainsequence/a2a/promise"
  *
+ * // one client for the program's life (one access cache, one connection pool); `dispose()` at shutdown
+ * export const client = makeA2AClient({ backendUrl: "https://api.main-sequence.app", accessToken: "…" })
+ *
  * export async function ask(agentSessionUid: string, question: string): Promise<string | undefined> {
- *   const client = makeA2AClient({ backendUrl: "https://api.main-sequence.app", accessToken: "…" })
  *   try {
  *     const answer = await client.sendA2AMessage(agentSessionUid, { message: question })
  *     return A2AProtocol.textOf(answer).join("\n")
  *   } catch (error) {
  *     if (error instanceof A2AError.A2AMessageLimitExceededError) return undefined // too long: use a Task
  *     throw error
- *   } finally {
- *     await client.dispose()
  *   }
  * }
  *
@@ -95,7 +98,10 @@ export interface PromiseA2AClient {
     ): Promise<A2AProtocol.Task>
     (
       agentSessionUid: string,
-      input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined },
+      input: A2AClient.SendA2AMessageInput & {
+        readonly responseKind?: "message" | undefined
+        readonly taskId?: undefined
+      },
       options?: CallOptions
     ): Promise<A2AProtocol.Message>
     (
@@ -192,7 +198,10 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
   ): Promise<A2AProtocol.Task>
   function sendA2AMessage(
     agentSessionUid: string,
-    input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined },
+    input: A2AClient.SendA2AMessageInput & {
+      readonly responseKind?: "message" | undefined
+      readonly taskId?: undefined
+    },
     options?: CallOptions
   ): Promise<A2AProtocol.Message>
   function sendA2AMessage(

@@ -4,7 +4,11 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as A2AClient from "../src/A2AClient.js"
+import * as Attachment from "../src/Attachment.js"
 import * as Node from "../src/node.js"
 
 const onReferencePlatform = <A, E>(
@@ -90,6 +94,38 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
         Node.layerConfig().pipe(Layer.provide(Layer.setConfigProvider(provider)))
       )
       const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
+      expect(answer.role).toBe("ROLE_AGENT")
+    }))
+
+  it.scopedLive("a plain-string accessToken works (redacted at once) and never shows in errors", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveReferencePlatform({ port: 0 })
+      const token = Redacted.value(demoUserAccessToken)
+      const a2a = yield* Effect.provide(A2AClient.A2AClient, Node.layer({ backendUrl: url, accessToken: token }))
+      const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
+      expect(answer.role).toBe("ROLE_AGENT")
+      const refused = yield* Effect.provide(
+        A2AClient.A2AClient,
+        Node.layer({ backendUrl: url, accessToken: "not-the-token" })
+      )
+      const error = yield* Effect.flip(refused.sendA2AMessage(demoSessionUids.ready, { message: "hi" }))
+      expect(error._tag).toBe("NotLoggedInError")
+      expect(error.message).not.toContain("not-the-token")
+    }))
+
+  it.scopedLive("the Node layer provides the FileSystem that Attachment.fromPath reads with", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveReferencePlatform({ port: 0 })
+      const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "a2a-node-"))
+      yield* Effect.addFinalizer(() => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true })))
+      const file = Path.join(dir, "report.pdf")
+      Fs.writeFileSync(file, "%PDF-1.4 tiny")
+      const answer = yield* Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const attachment = yield* Attachment.fromPath(file)
+        expect([attachment.filename, attachment.bytes.byteLength]).toEqual(["report.pdf", 13])
+        return yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "read this", attachments: [attachment] })
+      }).pipe(Effect.provide(Node.layer({ backendUrl: url, accessToken: demoUserAccessToken })))
       expect(answer.role).toBe("ROLE_AGENT")
     }))
 })

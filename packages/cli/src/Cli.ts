@@ -19,13 +19,14 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import type { A2AError } from "@mainsequence/a2a"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import { stripVTControlCharacters } from "node:util"
 import type * as A2ACall from "./A2ACall.js"
 import type { CliConfigError } from "./CliConfig.js"
 import * as DevPlatform from "./commands/devPlatform.js"
 import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
 import * as GroupHelp from "./GroupHelp.js"
-import type { Output } from "./Output.js"
+import { Output } from "./Output.js"
 import { version } from "./version.js"
 
 const executable = "mainsequence"
@@ -99,13 +100,22 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-// `--help` on a group is answered here (see GroupHelp.ts: @effect/cli repeats the parents' names); on the
-// log stream, like @effect/cli's own help.
-const runOrGroupHelp = (argv: ReadonlyArray<string>) => {
-  const group = GroupHelp.requested(helpGroups, argv.slice(2))
-  return group === undefined
-    ? runCommand(argv)
-    : Console.log(HelpDoc.toAnsiText(GroupHelp.render({ executable, version, config, group, leaves: helpLeaves })))
+// `--help` is answered here, for groups and commands alike (see GroupHelp.ts); on the log stream, like
+// @effect/cli's own help, and without escape codes unless stdout is a terminal and NO_COLOR is not set.
+const printHelp = (doc: HelpDoc.HelpDoc) =>
+  Effect.flatMap(Output, (output) => {
+    const text = HelpDoc.toAnsiText(doc)
+    return Console.log(output.stdoutColor === true ? text : stripVTControlCharacters(text))
+  })
+
+const runOrHelp = (argv: ReadonlyArray<string>) => {
+  const args = argv.slice(2)
+  const group = GroupHelp.requested(helpGroups, args)
+  if (group !== undefined) {
+    return printHelp(GroupHelp.render({ executable, version, config, group, leaves: helpLeaves }))
+  }
+  const leaf = GroupHelp.requestedLeaf(helpLeaves, args)
+  return leaf === undefined ? runCommand(argv) : printHelp(GroupHelp.renderLeaf({ executable, version, config, leaf }))
 }
 
 // @effect/cli prints a parse error's help document on the console's error stream. The CLI reports every
@@ -123,7 +133,7 @@ const withoutCliErrorPrinting = Effect.flatMap(
  */
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, CliRequirements> =>
   Effect.flatMap(withoutCliErrorPrinting, (console) =>
-    runOrGroupHelp(argv).pipe(
+    runOrHelp(argv).pipe(
       Effect.withConsole(console),
       Effect.provide(CliConfig.layer(config))
     ))

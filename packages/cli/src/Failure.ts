@@ -4,9 +4,13 @@
  *
  * | exit | when |
  * |---|---|
- * | 0 | success (the answer is on stdout) |
- * | 1 | any failure: bad input (SPEC §9), missing configuration, every SDK error, an unexpected defect |
- * | 2 | a usage error: unknown command or flag, missing argument or flag value, bad `--output` choice |
+ * | 0 | success (the answer is on stdout; also a Task that ended FAILED, CANCELED or REJECTED) |
+ * | 1 | the call failed otherwise: invalid answer, server errors, rate limited, session/Task not found, Task not cancelable, Task mode not supported, an unexpected defect |
+ * | 2 | usage, bad input or missing configuration; nothing was sent: usage errors, `A2AInputError`, missing `MAINSEQUENCE_*` settings |
+ * | 3 | the Agent's runtime cannot take the message now; nothing was sent: `AgentRuntimeNotReadyError`, `AgentRuntimeUnavailableError` |
+ * | 4 | authentication or permission: `NotLoggedInError`, `PermissionDeniedError`, `RuntimeAuthError` |
+ * | 5 | out of time; the message may have reached the Agent: `A2ATimeoutError`, `A2AMessageLimitExceededError` |
+ * | 6 | the connection failed: `A2ATransportError` |
  * | 130 | interrupted (SIGINT / SIGTERM) |
  *
  * @since 0.1.0
@@ -31,8 +35,37 @@ export const ExitCode = {
   success: 0,
   failure: 1,
   usage: 2,
+  notReady: 3,
+  auth: 4,
+  outOfTime: 5,
+  connection: 6,
   interrupted: 130
 } as const
+
+/**
+ * The exit code of each tagged failure that does not exit {@link ExitCode.failure} (SPEC §8).
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const exitCodeByTag: Readonly<Record<string, number>> = {
+  A2AInputError: ExitCode.usage,
+  CliConfigError: ExitCode.usage,
+  AgentRuntimeNotReadyError: ExitCode.notReady,
+  AgentRuntimeUnavailableError: ExitCode.notReady,
+  NotLoggedInError: ExitCode.auth,
+  PermissionDeniedError: ExitCode.auth,
+  RuntimeAuthError: ExitCode.auth,
+  A2ATimeoutError: ExitCode.outOfTime,
+  A2AMessageLimitExceededError: ExitCode.outOfTime,
+  A2ATransportError: ExitCode.connection
+}
+
+const exitCodeOf = (error: unknown): number => {
+  if (ConfigError.isConfigError(error)) return ExitCode.usage
+  const tag = Predicate.hasProperty(error, "_tag") && Predicate.isString(error._tag) ? error._tag : undefined
+  return (tag === undefined ? undefined : exitCodeByTag[tag]) ?? ExitCode.failure
+}
 
 /**
  * The line that tells the caller which message id to give `--message-id` to retry the same logical message.
@@ -74,7 +107,7 @@ export const renderFailure = (error: unknown): { readonly lines: ReadonlyArray<s
   const messageId = messageIdOf(error)
   return {
     lines: [oneLine(describe(error)), ...(messageId === undefined ? [] : [messageIdLine(messageId)])],
-    exitCode: ExitCode.failure
+    exitCode: exitCodeOf(error)
   }
 }
 

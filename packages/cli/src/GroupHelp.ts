@@ -5,8 +5,12 @@
  * agent session a2a send …`): in `getHelpInternal`'s `Subcommands` case, the usage of a nested group
  * already starts with the names before it (`preceding`), and its children are given `preceding` plus that
  * usage. Our tree is four groups deep (SPEC §8), so the CLI answers `--help` on a group itself: each
- * runnable command below it once, by its full path, with its usage and description. The help of a runnable
- * command (`mainsequence agent session a2a send --help`) stays @effect/cli's, which is correct.
+ * runnable command below it once, by its full path, with its usage and description.
+ *
+ * The help of a runnable command (`mainsequence agent session a2a send --help`) is answered here too: @effect/cli
+ * shows it as `$ send …` and adds each primitive's generic line ("A user-defined piece of text."). Here it
+ * shows the full path, our descriptions only, optional and repeatable flags as such (`[--file PATH]...`), and
+ * the exit codes of SPEC §8.
  *
  * @since 0.1.0
  */
@@ -16,6 +20,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Span from "@effect/cli/HelpDoc/Span"
 import * as Usage from "@effect/cli/Usage"
 import * as Arr from "effect/Array"
+import { stripVTControlCharacters } from "node:util"
 
 /**
  * A group of commands: its path below the executable (`[]` for the executable itself).
@@ -40,6 +45,10 @@ export interface Leaf {
   /** its own usage (its name, options and arguments), as @effect/cli renders it */
   readonly usage: Usage.Usage
   readonly description: string
+  /** its own help document (description, arguments, options), as @effect/cli builds it */
+  readonly help: (config: CliConfig.CliConfig) => HelpDoc.HelpDoc
+  /** its flags that may be given any number of times, e.g. `--file` */
+  readonly repeatable: ReadonlyArray<string>
 }
 
 /**
@@ -50,8 +59,15 @@ export interface Leaf {
  */
 export const leaf = <Name extends string, R, E, A>(
   command: Command.Command<Name, R, E, A>,
-  description: string
-): Leaf => ({ parents: [], usage: Command.getUsage(command), description })
+  description: string,
+  repeatable: ReadonlyArray<string> = []
+): Leaf => ({
+  parents: [],
+  usage: Command.getUsage(command),
+  description,
+  help: (config) => Command.getHelp(command, config),
+  repeatable
+})
 
 /**
  * The leaves placed below the groups `path`.
@@ -88,6 +104,100 @@ export const requested = (groups: ReadonlyArray<Group>, args: ReadonlyArray<stri
   if (!args.some(isHelpFlag)) return undefined
   const path = args.filter((arg) => !isHelpFlag(arg))
   return groups.find((group) => samePath(group.path, path))
+}
+
+/**
+ * The runnable command whose help the arguments (after the executable) ask for: its full path, then
+ * anything, with `--help` / `-h` somewhere.
+ *
+ * @since 0.1.0
+ * @category parsing
+ */
+export const requestedLeaf = (leaves: ReadonlyArray<Leaf>, args: ReadonlyArray<string>): Leaf | undefined => {
+  if (!args.some(isHelpFlag)) return undefined
+  const path = args.filter((arg) => !isHelpFlag(arg))
+  return leaves.find((entry) =>
+    samePath(entry.parents, path.slice(0, entry.parents.length)) && usageName(entry) === path[entry.parents.length]
+  )
+}
+
+const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).trim()
+
+const usageName = (entry: Leaf): string | undefined => plain(Usage.getHelp(entry.usage)).split(" ")[0]
+
+// The usage line as text, with each repeatable flag shown optional and repeatable: `[--file PATH]...`.
+const usageText = (entry: Leaf, config: CliConfig.CliConfig): string => {
+  const [usage] = Usage.enumerate(entry.usage, config)
+  const text = usage === undefined ? "" : plain(HelpDoc.p(usage))
+  return entry.repeatable.reduce(
+    (line, flag) => line.replace(new RegExp(`(?<![\\[\\w-])${flag} (\\S+?)\\.\\.\\.`), `[${flag} $1]...`),
+    text
+  )
+}
+
+/**
+ * The generic lines @effect/cli adds for each kind of value; the help shows our own descriptions instead.
+ */
+const genericLine =
+  /^(A user-defined piece of text\.|A true or false value\.|An integer\.|A floating point number\.|One of the following: .*|A (file-system )?path.*|An existing file.*|A file.*|A directory.*)$/
+
+const withoutGenericLines = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
+  switch (doc._tag) {
+    case "Paragraph":
+      return genericLine.test(plain(doc)) ? HelpDoc.empty : doc
+    case "Sequence": {
+      const left = withoutGenericLines(doc.left)
+      const right = withoutGenericLines(doc.right)
+      return HelpDoc.isEmpty(left) ? right : HelpDoc.isEmpty(right) ? left : HelpDoc.sequence(left, right)
+    }
+    case "DescriptionList":
+      return HelpDoc.mapDescriptionList(doc, (span, help) => [span, withoutGenericLines(help)])
+    default:
+      return doc
+  }
+}
+
+/**
+ * The exit codes of SPEC §8, as shown in each runnable command's help.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const exitCodes: readonly [readonly [string, string], ...Array<readonly [string, string]>] = [
+  ["0", "the answer was printed (also a Task that ended FAILED, CANCELED or REJECTED)"],
+  ["1", "the call failed otherwise (invalid answer, server error, rate limited, not found, Task mode not supported)"],
+  ["2", "usage, bad input or missing configuration; nothing was sent"],
+  ["3", "the Agent's runtime cannot take the message now (not ready, unavailable); nothing was sent"],
+  ["4", "authentication or permission (not logged in, permission denied, runtime credentials refused)"],
+  ["5", "out of time or the platform's Message limit; the message may have reached the Agent"],
+  ["6", "the connection failed"],
+  ["130", "interrupted (Ctrl-C)"]
+]
+
+/**
+ * The help document of a runnable command: its full path in USAGE, our descriptions only, and the exit codes.
+ *
+ * @since 0.1.0
+ * @category rendering
+ */
+export const renderLeaf = (options: {
+  readonly executable: string
+  readonly version: string
+  readonly config: CliConfig.CliConfig
+  readonly leaf: Leaf
+}): HelpDoc.HelpDoc => {
+  const { config, executable, leaf } = options
+  return HelpDoc.blocks([
+    HelpDoc.h1(Span.code(executable)),
+    HelpDoc.p(`${executable} ${options.version}`),
+    HelpDoc.h1("USAGE"),
+    HelpDoc.p(`$ ${[executable, ...leaf.parents].join(" ")} ${usageText(leaf, config)}`),
+    withoutGenericLines(leaf.help(config)),
+    HelpDoc.h1("EXIT CODES"),
+    HelpDoc.descriptionList(
+      Arr.map(exitCodes, ([code, meaning]): [Span.Span, HelpDoc.HelpDoc] => [Span.text(code), HelpDoc.p(meaning)])
+    )
+  ])
 }
 
 /**

@@ -18,8 +18,13 @@ export interface Service {
   readonly stdout: (text: string) => Effect.Effect<void>
   /** Writes text to stderr as is (add the newline yourself). */
   readonly stderr: (text: string) => Effect.Effect<void>
-  /** Whether stderr is an interactive terminal (a live status line can be drawn). */
+  /**
+   * Whether stderr is an interactive terminal that may get escape codes (a live status line can be drawn):
+   * false when it is not a terminal or `NO_COLOR` is set.
+   */
   readonly stderrIsTTY: boolean
+  /** Whether stdout may get ANSI styling (help): a terminal, and `NO_COLOR` not set. Default false. */
+  readonly stdoutColor?: boolean | undefined
   /** The terminal's width, when stderr is one. */
   readonly stderrColumns: number | undefined
 }
@@ -53,11 +58,23 @@ export const makeProcess = (): Service => {
   return makeFrom(process.stdout, process.stderr)
 }
 
+/**
+ * Whether a stream may get escape codes: it is a terminal and `NO_COLOR` (https://no-color.org) is not set.
+ *
+ * @since 0.1.0
+ * @category constructors
+ */
+export const escapeCodesAllowed = (
+  isTTY: boolean | undefined,
+  env: Readonly<Record<string, string | undefined>>
+): boolean => isTTY === true && (env["NO_COLOR"] ?? "") === ""
+
 const makeFrom = (stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream): Service => ({
   stdout: writeTo(stdout),
   stderr: writeTo(stderr),
-  stderrIsTTY: stderr.isTTY === true,
-  stderrColumns: stderr.isTTY === true ? stderr.columns : undefined
+  stderrIsTTY: escapeCodesAllowed(stderr.isTTY, process.env),
+  stderrColumns: stderr.isTTY === true ? stderr.columns : undefined,
+  stdoutColor: escapeCodesAllowed(stdout.isTTY, process.env)
 })
 
 /**

@@ -1,6 +1,7 @@
 /**
- * The `mainsequence` executable: runs the command line and exits with its code (see `Failure.ts`):
- * 0 success, 1 failure (one line on stderr), 2 usage error, 130 interrupted.
+ * The `mainsequence` executable: runs the command line and exits with its code (SPEC §8, see `Failure.ts`):
+ * 0 success, 1 other failure, 2 usage / bad input / missing configuration, 3 runtime not ready or
+ * unavailable, 4 authentication or permission, 5 out of time, 6 connection failed, 130 interrupted.
  *
  * @since 0.1.0
  */

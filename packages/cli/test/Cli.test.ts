@@ -5,6 +5,7 @@ import { A2AError, type A2AProtocol } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
+import { escapeCodesAllowed } from "../src/Output.js"
 import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
 
 const send = ["agent", "session", "a2a", "send", sessionUid]
@@ -78,6 +79,12 @@ describe("send: command line", () => {
         "text/csv",
         "--response-kind",
         "task",
+        "--task-id",
+        "task-42",
+        "--reference-task-id",
+        "task-7",
+        "--reference-task-id",
+        "task-8",
         "--timeout",
         "5,60"
       ])
@@ -88,6 +95,8 @@ describe("send: command line", () => {
         strictDictionary: true,
         jsonRepairAttempts: 5,
         responseKind: "task",
+        taskId: "task-42",
+        referenceTaskIds: ["task-7", "task-8"],
         timeout: [5, 60],
         attachments: [
           { filename: "report.pdf", mediaType: "application/pdf" },
@@ -124,13 +133,13 @@ describe("send: command line", () => {
       const result = yield* runCli(args)
       expect(result.calls).toEqual([])
       expect(result.stdout).toBe("")
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(2)
       const lines = result.stderr.split("\n").filter((line) => line !== "")
       expect(lines).toHaveLength(1)
       expect(lines[0]).toMatch(expected)
     })
 
-  it.scoped("bad input is refused with one line, exit 1, and nothing is sent", () =>
+  it.scoped("bad input is refused with one line, exit 2, and nothing is sent", () =>
     Effect.gen(function*() {
       yield* refused([...send], /--message TEXT or --message-file PATH/)
       yield* refused([...send, "--message", "a", "--message-file", "/etc/hostname"], /not both/)
@@ -141,7 +150,10 @@ describe("send: command line", () => {
       for (const bad of ["0", "-1", "abc", "", "1,2,3", "Infinity", "5,0", "5,x"]) {
         yield* refused([...send, "--message", "a", "--timeout", bad], /timeout/)
       }
-      yield* refused([...send, "--message", "a", "--response-kind", "stream"], /response-kind.*message or task/)
+      yield* refused(
+        [...send, "--message", "a", "--response-kind", "stream"],
+        /one of the following cases: message, task/
+      )
       yield* refused([...send, "--message", "a", "--json-repair-attempts", "2"], /--strict-dictionary/)
       yield* refused([...send, "--message", "a", "--file", "/nonexistent/a.pdf"], /\/nonexistent\/a\.pdf/)
       yield* refused(
@@ -190,20 +202,21 @@ describe("send: command line", () => {
         messageMayHaveBeenSent: true
       })
       const result = yield* runCli([...send, "--message", "hi"], { failWith })
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(5)
       expect(result.stdout).toBe("")
       expect(result.stderr).toBe(`${failWith.message}\nA2A message id for request retry: msg-1234\n`)
 
       const input = new A2AError.A2AInputError({ field: "agentSessionUid", reason: "must be a UUID" })
       const refusedInput = yield* runCli([...send, "--message", "hi"], { failWith: input })
       expect(refusedInput.stderr).toBe(`${input.message}\n`)
+      expect(refusedInput.exitCode).toBe(2)
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("missing configuration names the variable", () =>
     Effect.gen(function*() {
       const configError = new CliConfigError({ variables: ["MAINSEQUENCE_ACCESS_TOKEN"], reason: "missing" })
       const result = yield* runCli([...send, "--message", "hi"], { configError })
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(2)
       expect(result.stderr).toMatch(/^Missing configuration: MAINSEQUENCE_ACCESS_TOKEN is not set[^\n]*\n$/)
     }).pipe(Effect.provide(NodeContext.layer)))
 })
@@ -246,7 +259,7 @@ describe("task: command line", () => {
   it.scoped("a bad timeout is refused before the call; a missing task id is a usage error", () =>
     Effect.gen(function*() {
       const bad = yield* runCli(["agent", "session", "a2a", "task", "get", sessionUid, "t", "--timeout", "-3"])
-      expect(bad.exitCode).toBe(1)
+      expect(bad.exitCode).toBe(2)
       expect(bad.calls).toEqual([])
       const missing = yield* runCli(["agent", "session", "a2a", "task", "wait", sessionUid])
       expect(missing.exitCode).toBe(2)
@@ -309,12 +322,44 @@ describe("help", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("a command's own help stays @effect/cli's", () =>
+  it.scoped("each command's own help: its full path, our descriptions only, optional and repeatable flags, exit codes", () =>
     Effect.gen(function*() {
-      const result = yield* runCli(["agent", "session", "a2a", "send", "--help"])
-      expect(result.exitCode).toBe(0)
-      expect(result.calls).toEqual([])
-      expect(result.stdout).toContain("--message-file PATH")
-      expect(result.stdout).toContain("--response-kind message|task")
+      for (const path of commandPaths) {
+        const result = yield* runCli([...path.split(" ").slice(1), "--help"])
+        expect({ path, exitCode: result.exitCode, calls: result.calls }).toEqual({ path, exitCode: 0, calls: [] })
+        const text = result.stdout
+        expect(text.split("\n").find((line) => line.startsWith("$ "))?.startsWith(`$ ${path} `), path).toBe(true)
+        expect(text, path).not.toMatch(/A user-defined piece of text|A true or false value|An integer\.|One of the/)
+        expect(text, path).toContain("\nEXIT CODES\n")
+      }
+      const send = (yield* runCli(["agent", "session", "a2a", "send", "--help"])).stdout
+      const usage = send.split("\n").find((line) => line.startsWith("$ ")) ?? ""
+      for (
+        const flag of ["[--file PATH]...", "[--media-type TYPE]...", "[--reference-task-id ID]...", "[--task-id ID]"]
+      ) {
+        expect(usage).toContain(flag)
+      }
+      expect(send).toContain("--message-file PATH")
+      expect(send).toContain("[--response-kind message | task]")
+      expect(send).toContain("It does not imply Task mode: give --response-kind task with it")
+      for (const code of ["0", "1", "2", "3", "4", "5", "6", "130"]) {
+        expect(send).toMatch(new RegExp(`\n${code}\n+  \\S`))
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("help has escape codes only on a terminal without NO_COLOR", () =>
+    Effect.gen(function*() {
+      for (const args of [["agent", "session", "a2a", "send", "--help"], ["agent", "--help"], ["--help"]]) {
+        const plain = yield* runCli(args)
+        expect(plain.stdout, args.join(" ")).toBe(stripVTControlCharacters(plain.stdout))
+        const styled = yield* runCli(args, { color: true })
+        expect(styled.stdout, args.join(" ")).not.toBe(stripVTControlCharacters(styled.stdout))
+        expect(stripVTControlCharacters(styled.stdout)).toBe(plain.stdout)
+      }
+      expect(escapeCodesAllowed(true, {})).toBe(true)
+      expect(escapeCodesAllowed(true, { NO_COLOR: "1" })).toBe(false)
+      expect(escapeCodesAllowed(true, { NO_COLOR: "" })).toBe(true)
+      expect(escapeCodesAllowed(false, {})).toBe(false)
+      expect(escapeCodesAllowed(undefined, {})).toBe(false)
     }).pipe(Effect.provide(NodeContext.layer)))
 })

@@ -28,7 +28,7 @@ describe("CliConfig", () => {
       )
       expect(options.backendUrl).toBe("http://127.0.0.1:1")
       expect(Redacted.isRedacted(options.accessToken)).toBe(true)
-      expect(Redacted.value(options.accessToken)).toBe("secret-access")
+      expect(Redacted.isRedacted(options.accessToken) && Redacted.value(options.accessToken)).toBe("secret-access")
       expect(String(options.accessToken)).not.toContain("secret-access")
       expect(options.username).toBe("ada")
       expect(options.refreshToken).toBeUndefined()

@@ -193,7 +193,7 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
         "message-send",
         3_000
       )
-      expect(result.exitCode).toBe(1)
+      expect(result.exitCode).toBe(5)
       const log = yield* platform.requestLog
       const sent = log.filter((entry) => entry.route === "message-send").at(-1)
       const messageId = (JSON.parse(sent?.bodyText ?? "{}") as { message?: { messageId?: string } }).message?.messageId

@@ -61,10 +61,63 @@ describe("Failure", () => {
     Effect.gen(function*() {
       const result = yield* capture(Exit.fail(ConfigError.MissingData(["MAINSEQUENCE_ENDPOINT"], "Expected it")))
       expect(result).toEqual({
-        code: ExitCode.failure,
+        code: ExitCode.usage,
         stderr: "Missing configuration: MAINSEQUENCE_ENDPOINT is not set in the environment\n",
         stdout: ""
       })
+    }))
+
+  it.effect("each SDK error exits with its SPEC §8 code", () =>
+    Effect.gen(function*() {
+      const http = { method: "POST", url: "http://x/api/a2a/v1/message:send", status: 500 }
+      const task = { ...http, status: 404, taskId: "t-1", reason: "TASK_NOT_FOUND" }
+      // One entry per tag of the SDK's A2AError union: a new tag fails to type-check until it is given a code.
+      const codes = {
+        A2AInputError: [new A2AError.A2AInputError({ field: "message", reason: "blank" }), 2],
+        AgentRuntimeNotReadyError: [new A2AError.AgentRuntimeNotReadyError({ state: "waking", remainingMs: 0 }), 3],
+        AgentRuntimeUnavailableError: [new A2AError.AgentRuntimeUnavailableError({ state: "update_required" }), 3],
+        NotLoggedInError: [new A2AError.NotLoggedInError({ ...http, status: 401 }), 4],
+        PermissionDeniedError: [new A2AError.PermissionDeniedError({ ...http, status: 403 }), 4],
+        RuntimeAuthError: [new A2AError.RuntimeAuthError({ ...http, status: 401 }), 4],
+        A2ATimeoutError: [
+          new A2AError.A2ATimeoutError({
+            step: "read-response",
+            limit: "total",
+            seconds: 1,
+            messageMayHaveBeenSent: true
+          }),
+          5
+        ],
+        A2AMessageLimitExceededError: [
+          new A2AError.A2AMessageLimitExceededError({
+            ...http,
+            status: 504,
+            origin: "runtime",
+            reason: "MESSAGE_RESPONSE_LIMIT_EXCEEDED",
+            limitSeconds: 90
+          }),
+          5
+        ],
+        A2ATransportError: [
+          new A2AError.A2ATransportError({ ...http, step: "send-message", messageMayHaveBeenSent: false }),
+          6
+        ],
+        ServerError: [new A2AError.ServerError({ ...http, origin: "runtime" }), 1],
+        InvalidA2AResponseError: [
+          new A2AError.InvalidA2AResponseError({ url: http.url, status: 200, rule: "role", reason: "bad" }),
+          1
+        ],
+        TaskModeNotSupportedError: [new A2AError.TaskModeNotSupportedError({ supportedResponseKinds: [] }), 1],
+        TaskNotFoundError: [new A2AError.TaskNotFoundError(task), 1],
+        TaskNotCancelableError: [new A2AError.TaskNotCancelableError({ ...task, reason: "TASK_NOT_CANCELABLE" }), 1],
+        A2ARequestError: [new A2AError.A2ARequestError({ ...http, status: 400 }), 1],
+        SessionNotFoundError: [new A2AError.SessionNotFoundError({ ...http, status: 404 }), 1],
+        RateLimitedError: [new A2AError.RateLimitedError({ ...http, status: 429 }), 1],
+        BackendContractError: [new A2AError.BackendContractError({ url: http.url, status: 200, reason: "x" }), 1]
+      } satisfies { readonly [Tag in A2AError.A2AError["_tag"]]: readonly [A2AError.A2AError, number] }
+      for (const [tag, [error, code]] of Object.entries(codes)) {
+        expect([tag, (yield* capture(Exit.fail(error))).code]).toEqual([tag, code])
+      }
     }))
 
   it.effect("a defect: one line, no stack trace, exit 1", () =>

@@ -121,7 +121,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     60_000
   )
 
-  it.scopedLive("bad input (SPEC §9): one line on stderr, exit 1, nothing sent", () =>
+  it.scopedLive("bad input (SPEC §9): one line on stderr, exit 2, nothing sent", () =>
     Effect.gen(function*() {
       const { env, platform } = yield* servePlatform()
       const dir = configDir()
@@ -144,11 +144,11 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         ],
         [
           send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "1.5"),
-          /jsonRepairAttempts|repair/i
+          /'1\.5' is not a integer/
         ],
         [
           send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "abc"),
-          /jsonRepairAttempts|repair/i
+          /'abc' is not a integer/
         ],
         [send(uid, "--message", "a", "--file", Path.join(dir, "missing.pdf")), /missing\.pdf/],
         [send(uid, "--message", "a", "--file", big), /big\.pdf.*15728641/],
@@ -162,7 +162,10 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         [send(uid, "--message", "a", "--timeout", "abc"), /timeout/],
         [send(uid, "--message", "a", "--timeout", "Infinity"), /timeout/],
         [send(uid, "--message", "a", "--timeout", "5,0"), /timeout/],
-        [send(uid, "--message", "a", "--response-kind", "stream"), /response-kind/],
+        [send(uid, "--message", "a", "--response-kind", "stream"), /one of the following cases: message, task/],
+        [send(uid, "--message", "a", "--task-id", "task-1"), /taskId.*responseKind: "task"/],
+        [send(uid, "--message", "a", "--task-id", "task-1", "--response-kind", "message"), /responseKind: "task"/],
+        [send(uid, "--message", "a", "--task-id", "  ", "--response-kind", "task"), /taskId: must not be blank/],
         [send(uid, "--message", "a"), /MAINSEQUENCE_ACCESS_TOKEN/, { MAINSEQUENCE_ACCESS_TOKEN: undefined }],
         [send(uid, "--message", "a"), /MAINSEQUENCE_ENDPOINT/, { MAINSEQUENCE_ENDPOINT: undefined }],
         [task("get", uid, "   "), /task ?id/i],
@@ -180,7 +183,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       )
       runs.forEach(({ args, pattern, run }) => {
         const what = args.join(" ").slice(0, 140)
-        expect(run.code, what).toBe(1)
+        expect(run.code, what).toBe(2)
         expect(run.stdout, what).toBe("")
         const lines = linesOf(run.stderr)
         expect(lines, what).toHaveLength(1)
@@ -215,6 +218,16 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       })
       const help = yield* runCliProcess(["agent", "session", "a2a", "send", "--help"], { configDir: dir, env })
       expect(help.code).toBe(0)
+      // Not a terminal: no escape codes; the command's own path in USAGE.
+      expect(help.stdout).toBe(stripVTControlCharacters(help.stdout))
+      expect(help.stdout).toContain("\n$ mainsequence agent session a2a send [--message TEXT]")
+      expect(help.stdout).toContain("\nEXIT CODES\n")
+      const noColor = yield* runCliProcess(["agent", "session", "a2a", "task", "get", "--help"], {
+        configDir: dir,
+        env: { ...env, NO_COLOR: "1" }
+      })
+      expect(noColor.stdout).toBe(stripVTControlCharacters(noColor.stdout))
+      expect(noColor.stdout).toContain("\n$ mainsequence agent session a2a task get [--timeout SECONDS]")
       expect(help.stdout).toContain("--message-file")
       expect(help.stdout).toContain("--response-kind")
       expect(help.stderr).toBe("")
@@ -238,7 +251,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           configDir: dir,
           env
         })
-        expect(generated.code).toBe(1)
+        expect(generated.code).toBe(3)
         const lines = linesOf(generated.stderr)
         expect(lines).toHaveLength(2)
         expect(lines[0]).toMatch(/update_required.*Nothing was sent/)
@@ -250,7 +263,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           send(demoSessionUids.updateRequired, "--message", "hi", "--message-id", "msg-client-uuid-1"),
           { configDir: dir, env }
         )
-        expect(given.code).toBe(1)
+        expect(given.code).toBe(3)
         expect(linesOf(given.stderr)[1]).toBe("A2A message id for request retry: msg-client-uuid-1")
         // Nothing reached the runtime.
         expect(sentMessageIds(yield* platform.requestLog)).toEqual([])
@@ -371,7 +384,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         configDir: dir,
         env
       })
-      expect(cut.code).toBe(1)
+      expect(cut.code).toBe(5)
       const lines = linesOf(cut.stderr)
       expect(lines).toHaveLength(2)
       expect(lines[0]).toMatch(/0\.7 s budget ran out during read-response; the message may already have reached/)
@@ -383,10 +396,74 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         configDir: dir,
         env
       })
-      expect(pair.code).toBe(1)
+      expect(pair.code).toBe(5)
       expect(linesOf(pair.stderr)[0]).toMatch(/0\.8 s budget ran out during read-response/)
       expect(pair.endedAtMs - (yield* lastSendAt)).toBeLessThan(1500)
     }), 60_000)
+
+  it.scopedLive(
+    "exit codes (SPEC §8): 3 not ready, 4 auth, 5 Message limit, 6 connection, 1 otherwise",
+    () =>
+      Effect.gen(function*() {
+        const faulty = (n: number, rest: Record<string, unknown>) => ({
+          sessionUid: `e1170000-0000-4000-8000-00000000000${n}`,
+          agentUid: `e1170000-0000-4000-8000-00000000010${n}`,
+          serviceUid: `e1170000-0000-4000-8000-00000000020${n}`,
+          ...rest
+        })
+        const forbidden = faulty(1, { backend: { resolveFault: { status: 403, detail: "Not yours" } } })
+        const runtimeRefuses = faulty(2, { token: { rejectAll: 401 } })
+        const limited = faulty(3, { backend: { resolveFault: { status: 429, retryAfter: "30" } } })
+        // Waking, and the platform asks to be asked again in a minute: that never fits a 10 s budget.
+        const stuck = faulty(4, { access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 60_000 } })
+        const { env, platform } = yield* servePlatform({
+          messageLimitSeconds: 1,
+          sessions: [forbidden, runtimeRefuses, limited, stuck]
+        })
+        const dir = configDir()
+        const cases: ReadonlyArray<
+          readonly [string, ReadonlyArray<string>, number, RegExp, Record<string, string>?]
+        > = [
+          ["not ready", send(stuck.sessionUid, "--message", "a", "--timeout", "10"), 3, /still waking/],
+          ["unavailable", send(demoSessionUids.updateRequired, "--message", "a"), 3, /cannot take messages/],
+          ["not logged in", send(demoSessionUids.ready, "--message", "a"), 4, /Not logged in/, {
+            MAINSEQUENCE_ACCESS_TOKEN: "not-a-valid-token"
+          }],
+          ["permission denied", send(forbidden.sessionUid, "--message", "a"), 4, /Permission denied/],
+          ["runtime auth", send(runtimeRefuses.sessionUid, "--message", "a"), 4, /rejected its credentials/],
+          ["Message limit", send(demoSessionUids.messageLimit, "--message", "a"), 5, /within the platform's limit/],
+          ["connection", send(demoSessionUids.ready, "--message", "a", "--timeout", "2,2"), 6, /connection failed/, {
+            MAINSEQUENCE_ENDPOINT: "http://127.0.0.1:9"
+          }],
+          ["rate limited", send(limited.sessionUid, "--message", "a"), 1, /Rate limited/]
+        ]
+        const runs = yield* Effect.forEach(
+          cases,
+          ([what, args, code, pattern, extra]) =>
+            Effect.map(
+              runCliProcess(args, { configDir: dir, env: { ...env, ...extra } }),
+              (run) => ({ what, run, code, pattern })
+            ),
+          { concurrency: 4 }
+        )
+        for (const { code, pattern, run, what } of runs) {
+          expect([what, run.code], run.stderr).toEqual([what, code])
+          expect(run.stdout, what).toBe("")
+          const lines = linesOf(run.stderr).filter((line) => !line.startsWith("Agent runtime "))
+          expect(lines, what).toHaveLength(2)
+          expect(lines[0], what).toMatch(pattern)
+          expect(lines[1], what).toMatch(retryLine)
+          expect(run.stderr, what).not.toContain("not-a-valid-token")
+          expect(run.stderr, what).toBe(stripVTControlCharacters(run.stderr))
+        }
+        // Only the runtime-auth and Message-limit sends reached a runtime.
+        const reached = (yield* platform.requestLog).filter((entry) => entry.route === "message-send")
+        expect([...new Set(reached.map((entry) => entry.sessionUid))].sort()).toEqual(
+          [demoSessionUids.messageLimit, runtimeRefuses.sessionUid].sort()
+        )
+      }),
+    90_000
+  )
 
   it.scopedLive("a cold runtime: plain progress lines on stderr, the answer on stdout", () =>
     Effect.gen(function*() {
@@ -446,54 +523,84 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(run.stderr).toBe("")
     }), 60_000)
 
-  it.scopedLive("Task mode: send --response-kind task, then task get, wait and cancel", () =>
-    Effect.gen(function*() {
-      const { env } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
-      const dir = configDir()
-      const uid = taskSession.sessionUid
-      const started = yield* runCliProcess(send(uid, "--message", "a job", "--response-kind", "task"), {
-        configDir: dir,
-        env
-      })
-      expect(started.code, started.stderr).toBe(0)
-      const created = printedTask(started.stdout)
-      expect(created.contextId).toBe(uid)
-      const createdId = taskIdOf(created)
-
-      const got = yield* runCliProcess(task("get", uid, createdId), { configDir: dir, env })
-      expect(got.code, got.stderr).toBe(0)
-      expect(printedTask(got.stdout)).toMatchObject({ id: createdId })
-
-      const waited = yield* runCliProcess(task("wait", uid, createdId, "--timeout", "20"), { configDir: dir, env })
-      expect(waited.code, waited.stderr).toBe(0)
-      expect(printedTask(waited.stdout)).toMatchObject({ id: createdId, status: { state: "TASK_STATE_COMPLETED" } })
-
-      const long = longTaskSession.sessionUid
-      const again = yield* runCliProcess(send(long, "--message", "a long job", "--response-kind", "task"), {
-        configDir: dir,
-        env
-      })
-      const secondId = taskIdOf(printedTask(again.stdout))
-      const canceled = yield* runCliProcess(task("cancel", long, secondId), { configDir: dir, env })
-      expect(canceled.code, canceled.stderr).toBe(0)
-      expect(printedTask(canceled.stdout)).toMatchObject({ id: secondId, status: { state: "TASK_STATE_CANCELED" } })
-
-      const missing = yield* runCliProcess(task("get", uid, "no-such-task"), { configDir: dir, env })
-      expect(missing.code).toBe(1)
-      expect(linesOf(missing.stderr)).toHaveLength(1)
-      expect(missing.stderr).toMatch(/no-such-task was not found/)
-
-      const notSupported = yield* runCliProcess(
-        send(demoSessionUids.ready, "--message", "x", "--response-kind", "task"),
-        {
+  it.scopedLive(
+    "Task mode: send --response-kind task, then task get, wait and cancel; a follow-up turn",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
+        const dir = configDir()
+        const uid = taskSession.sessionUid
+        const started = yield* runCliProcess(send(uid, "--message", "a job", "--response-kind", "task"), {
           configDir: dir,
           env
-        }
-      )
-      expect(notSupported.code).toBe(1)
-      expect(notSupported.stderr).toMatch(/does not support Task mode/)
-      collectTokens(dir)
-    }), 90_000)
+        })
+        expect(started.code, started.stderr).toBe(0)
+        const created = printedTask(started.stdout)
+        expect(created.contextId).toBe(uid)
+        const createdId = taskIdOf(created)
+
+        const got = yield* runCliProcess(task("get", uid, createdId), { configDir: dir, env })
+        expect(got.code, got.stderr).toBe(0)
+        expect(printedTask(got.stdout)).toMatchObject({ id: createdId })
+
+        const waited = yield* runCliProcess(task("wait", uid, createdId, "--timeout", "20"), { configDir: dir, env })
+        expect(waited.code, waited.stderr).toBe(0)
+        expect(printedTask(waited.stdout)).toMatchObject({ id: createdId, status: { state: "TASK_STATE_COMPLETED" } })
+
+        const long = longTaskSession.sessionUid
+        const again = yield* runCliProcess(send(long, "--message", "a long job", "--response-kind", "task"), {
+          configDir: dir,
+          env
+        })
+        const secondId = taskIdOf(printedTask(again.stdout))
+        const canceled = yield* runCliProcess(task("cancel", long, secondId), { configDir: dir, env })
+        expect(canceled.code, canceled.stderr).toBe(0)
+        expect(printedTask(canceled.stdout)).toMatchObject({ id: secondId, status: { state: "TASK_STATE_CANCELED" } })
+
+        const missing = yield* runCliProcess(task("get", uid, "no-such-task"), { configDir: dir, env })
+        expect(missing.code).toBe(1)
+        expect(linesOf(missing.stderr)).toHaveLength(1)
+        expect(missing.stderr).toMatch(/no-such-task was not found/)
+
+        const notSupported = yield* runCliProcess(
+          send(demoSessionUids.ready, "--message", "x", "--response-kind", "task"),
+          {
+            configDir: dir,
+            env
+          }
+        )
+        expect(notSupported.code).toBe(1)
+        expect(notSupported.stderr).toMatch(/does not support Task mode/)
+
+        // A follow-up turn: message.taskId and message.referenceTaskIds on the wire, in Task mode. The Task is
+        // unknown to the runtime, so the answer is not that Task: exit 1 with the message id line.
+        const followUp = yield* runCliProcess(
+          send(
+            uid,
+            "--message",
+            "blue",
+            "--response-kind",
+            "task",
+            "--task-id",
+            "task-unknown",
+            "--reference-task-id",
+            createdId,
+            "--message-id",
+            "msg-follow-up-1"
+          ),
+          { configDir: dir, env }
+        )
+        expect(followUp.code).toBe(1)
+        expect(linesOf(followUp.stderr)[1]).toBe("A2A message id for request retry: msg-follow-up-1")
+        const followUpBody = (yield* platform.requestLog).find((entry) => entry.messageId === "msg-follow-up-1")
+        expect(JSON.parse(followUpBody?.bodyText ?? "{}")).toMatchObject({
+          message: { taskId: "task-unknown", referenceTaskIds: [createdId] },
+          configuration: { responseKind: "task" }
+        })
+        collectTokens(dir)
+      }),
+    90_000
+  )
 
   it.scopedLive(
     "dev platform: prints the endpoint, the token export and the demo sessions; the CLI works against it",

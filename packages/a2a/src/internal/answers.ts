@@ -142,7 +142,8 @@ export const validateTask = (call: Call, answer: HttpAnswer, task: unknown): Res
 export const decodeSendAnswer = (
   call: Call,
   answer: HttpAnswer,
-  responseKind: A2AProtocol.ResponseKind
+  responseKind: A2AProtocol.ResponseKind,
+  followUpTaskId?: string | undefined
 ): Result<A2AProtocol.Message | A2AProtocol.Task> =>
   Either.flatMap(jsonObject(call, answer), (json): Result<A2AProtocol.Message | A2AProtocol.Task> => {
     const expected = responseKind === "message" ? "message" : "task"
@@ -161,7 +162,20 @@ export const decodeSendAnswer = (
     }
     return responseKind === "message"
       ? validateMessage(call, answer, json[expected])
-      : validateTask(call, answer, json[expected])
+      : Either.flatMap(
+        validateTask(call, answer, json[expected]),
+        (task) =>
+          followUpTaskId === undefined || task.id === followUpTaskId
+            ? Either.right(task)
+            : invalid(
+              call,
+              answer,
+              "task-id",
+              `the answer to a follow-up turn for Task ${JSON.stringify(followUpTaskId)} is another Task (id ${
+                JSON.stringify(task.id)
+              }); it must be the same Task`
+            )
+      )
   })
 
 /**

@@ -115,7 +115,10 @@ const RefreshAnswer = Schema.Struct({
 
 /** @internal */
 export const make = (
-  options: A2AClientOptions,
+  options: Omit<A2AClientOptions, "accessToken" | "refreshToken"> & {
+    readonly accessToken: Redacted.Redacted<string>
+    readonly refreshToken?: Redacted.Redacted<string> | undefined
+  },
   client: HttpClient.HttpClient,
   maxResponseBytes: number
 ): Effect.Effect<BackendClient> =>

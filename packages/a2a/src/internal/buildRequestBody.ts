@@ -14,6 +14,8 @@ import { encodeBase64 } from "./base64.js"
 export interface RequestBody {
   readonly messageId: string
   readonly responseKind: A2AProtocol.ResponseKind
+  /** A follow-up turn: the Task the answer must be (SPEC §7). */
+  readonly taskId: string | undefined
   readonly bytes: Uint8Array
 }
 
@@ -77,6 +79,34 @@ const resolveResponseKind = (
     ? Effect.succeed("task")
     : Effect.fail(inputError("responseKind", `must be "message" or "task" (got ${JSON.stringify(kind)})`))
 
+/**
+ * A follow-up turn is a Task-mode send (SPEC §7, §9): a `taskId` needs an explicit `responseKind: "task"`.
+ */
+const resolveTaskId = (
+  taskId: string | undefined,
+  responseKind: A2AProtocol.ResponseKind
+): Effect.Effect<string | undefined, A2AInputError> => {
+  if (taskId === undefined) return Effect.succeed(undefined)
+  const id = typeof taskId === "string" ? taskId.trim() : ""
+  if (id === "") return Effect.fail(inputError("taskId", `must not be blank (got ${JSON.stringify(taskId)})`))
+  return responseKind === "task"
+    ? Effect.succeed(id)
+    : Effect.fail(
+      inputError("taskId", "a follow-up turn for a Task is a Task-mode send: give responseKind: \"task\" with it")
+    )
+}
+
+const resolveReferenceTaskIds = (
+  ids: ReadonlyArray<string> | undefined
+): Effect.Effect<ReadonlyArray<string> | undefined, A2AInputError> => {
+  if (ids === undefined) return Effect.succeed(undefined)
+  if (!Array.isArray(ids)) return Effect.fail(inputError("referenceTaskIds", "must be a list of Task ids"))
+  const blank = ids.findIndex((id) => typeof id !== "string" || id.trim() === "")
+  return blank === -1
+    ? Effect.succeed(ids)
+    : Effect.fail(inputError("referenceTaskIds", `must not hold a blank Task id (at index ${blank})`))
+}
+
 const resolveRepairAttempts = (attempts: number | undefined): Effect.Effect<number, A2AInputError> =>
   attempts === undefined
     ? Effect.succeed(3)
@@ -102,6 +132,8 @@ export const buildRequestBody = Effect.fn("a2a.buildRequestBody")(
       return yield* Effect.fail(inputError("message", "must not be blank"))
     }
     const responseKind = yield* resolveResponseKind(input.responseKind)
+    const taskId = yield* resolveTaskId(input.taskId, responseKind)
+    const referenceTaskIds = yield* resolveReferenceTaskIds(input.referenceTaskIds)
     const jsonRepairAttempts = yield* resolveRepairAttempts(input.jsonRepairAttempts)
     const attachments = yield* Effect.forEach(input.attachments ?? [], attachmentPart)
     const messageId = yield* resolveMessageId(input.messageId)
@@ -112,6 +144,8 @@ export const buildRequestBody = Effect.fn("a2a.buildRequestBody")(
         messageId,
         role: "ROLE_USER",
         contextId: agentSessionUid,
+        ...(taskId === undefined ? {} : { taskId }),
+        ...(referenceTaskIds === undefined ? {} : { referenceTaskIds }),
         parts: [{ text: input.message }, ...attachments]
       },
       configuration: {
@@ -132,6 +166,7 @@ export const buildRequestBody = Effect.fn("a2a.buildRequestBody")(
     const result: RequestBody = {
       messageId,
       responseKind,
+      taskId,
       bytes: new TextEncoder().encode(JSON.stringify(body))
     }
     return result

@@ -88,6 +88,7 @@ export const sendMessage = (env: Env, agentSessionUid: string, input: SendA2AMes
     const call = yield* makeCall({
       agentSessionUid: uid,
       messageId: body.messageId,
+      taskId: body.taskId,
       budget,
       step: body.responseKind === "task" ? "discover-agent" : "resolve-runtime-access",
       sessionWaitingFor: yield* env.sessionWaitingFor(uid)

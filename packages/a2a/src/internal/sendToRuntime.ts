@@ -75,7 +75,7 @@ export const sendToRuntime = Effect.fn("a2a.sendToRuntime")(
     return yield* checkRuntimeAnswer(
       answer,
       (answer) => messageError(call, answer),
-      (answer) => decodeSendAnswer(call, answer, body.responseKind)
+      (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
     )
   }
 )

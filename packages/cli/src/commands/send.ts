@@ -10,13 +10,11 @@ import type * as FileSystem from "@effect/platform/FileSystem"
 import { A2AError, A2AProtocol } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Schema from "effect/Schema"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
 import { readAttachments } from "../flags/attachments.js"
 import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
 import { readMessage } from "../flags/message.js"
-import { parseNumber } from "../flags/number.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
 
@@ -42,7 +40,7 @@ const flags = {
   strictDictionary: Options.boolean("strict-dictionary").pipe(
     Options.withDescription("Ask for a strict JSON dictionary answer")
   ),
-  jsonRepairAttempts: Options.text("json-repair-attempts").pipe(
+  jsonRepairAttempts: Options.integer("json-repair-attempts").pipe(
     Options.withPseudoName("N"),
     Options.withDescription("With --strict-dictionary: how often the platform may repair invalid JSON (default 3)"),
     Options.optional
@@ -57,10 +55,22 @@ const flags = {
     Options.withDescription("The media type of the n-th --file (.pdf files default to application/pdf)"),
     Options.repeated
   ),
-  responseKind: Options.text("response-kind").pipe(
-    Options.withPseudoName("message|task"),
+  responseKind: Options.choice("response-kind", A2AProtocol.ResponseKind.literals).pipe(
     Options.withDescription("message (default): a direct answer; task: a Task, for Agents that support it"),
     Options.optional
+  ),
+  taskId: Options.text("task-id").pipe(
+    Options.withPseudoName("ID"),
+    Options.withDescription(
+      "Answer the interrupted Task ID (INPUT_REQUIRED / AUTH_REQUIRED) with this message: a follow-up turn. " +
+        "It does not imply Task mode: give --response-kind task with it (otherwise exit 2, nothing sent)"
+    ),
+    Options.optional
+  ),
+  referenceTaskIds: Options.text("reference-task-id").pipe(
+    Options.withPseudoName("ID"),
+    Options.withDescription("A Task this message refers to (sent as message.referenceTaskIds); repeat for more"),
+    Options.repeated
   ),
   timeout,
   output
@@ -74,34 +84,16 @@ const flags = {
  */
 export type SendFlags = Command.Command.ParseConfig<typeof flags>
 
-const decodeResponseKind = Schema.decodeUnknown(A2AProtocol.ResponseKind)
-
-const responseKindValue = (
-  flag: Option.Option<string>
-): Effect.Effect<A2AProtocol.ResponseKind | undefined, A2AError.A2AInputError> =>
-  Option.match(flag, {
-    onNone: () => Effect.succeed(undefined),
-    onSome: (text) =>
-      decodeResponseKind(text.trim()).pipe(
-        Effect.mapError(() =>
-          new A2AError.A2AInputError({
-            field: "response-kind",
-            reason: `expected message or task (got ${JSON.stringify(text)})`
-          })
-        )
-      )
-  })
-
 const jsonRepairAttemptsValue = (
-  flag: Option.Option<string>,
+  flag: Option.Option<number>,
   strictDictionary: boolean
 ): Effect.Effect<number | undefined, A2AError.A2AInputError> =>
   Option.match(flag, {
     onNone: () => Effect.succeed(undefined),
     onSome: (text) =>
       strictDictionary
-        // The SDK checks the value (an integer ≥ 1).
-        ? parseNumber("json-repair-attempts", text)
+        // The SDK checks the value (≥ 1).
+        ? Effect.succeed(text)
         : Effect.fail(
           new A2AError.A2AInputError({
             field: "json-repair-attempts",
@@ -125,7 +117,7 @@ export const runSend = (
 > =>
   Effect.gen(function*() {
     const budget = yield* timeoutValue(flags.timeout)
-    const responseKind = yield* responseKindValue(flags.responseKind)
+    const responseKind = Option.getOrUndefined(flags.responseKind)
     const jsonRepairAttempts = yield* jsonRepairAttemptsValue(flags.jsonRepairAttempts, flags.strictDictionary)
     const message = yield* readMessage(flags)
     const attachments = yield* readAttachments(flags)
@@ -137,6 +129,8 @@ export const runSend = (
         jsonRepairAttempts,
         attachments,
         responseKind,
+        taskId: Option.getOrUndefined(flags.taskId),
+        referenceTaskIds: flags.referenceTaskIds.length === 0 ? undefined : flags.referenceTaskIds,
         timeout: budget
       }), { messageId: Option.getOrUndefined(Option.map(flags.messageId, (id) => id.trim())) })
     yield* printAnswer(answer, flags.output)
@@ -156,4 +150,6 @@ export const command = Command.make("send", flags, runSend).pipe(Command.withDes
  * @since 0.1.0
  * @category commands
  */
-export const help: ReadonlyArray<GroupHelp.Leaf> = [GroupHelp.leaf(command, description)]
+export const help: ReadonlyArray<GroupHelp.Leaf> = [
+  GroupHelp.leaf(command, description, ["--file", "--media-type", "--reference-task-id"])
+]

@@ -19,6 +19,8 @@ export interface FakeClientOptions {
   readonly answer?: A2AProtocol.Message | A2AProtocol.Task
   readonly failWith?: Extract<A2AError.SendError, A2AError.TaskError>
   readonly configError?: CliConfigError
+  /** stdout is a terminal without NO_COLOR: help may be styled */
+  readonly color?: boolean
 }
 
 export const agentMessage = (contextId: string): A2AProtocol.Message => ({
@@ -84,7 +86,8 @@ export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions =
       stdout: (text) => Effect.sync(() => void (stdout += text)),
       stderr: (text) => Effect.sync(() => void (stderr += text)),
       stderrIsTTY: false,
-      stderrColumns: undefined
+      stderrColumns: undefined,
+      stdoutColor: options.color ?? false
     })
     const console = yield* Console.consoleWith(Effect.succeed)
     const capturing: Console.Console = {

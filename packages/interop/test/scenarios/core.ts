@@ -183,14 +183,14 @@ export const coreScenarios: ReadonlyArray<Scenario> = [
     }
   },
   {
-    name: "core CLI: bad input exits 1 and a usage error exits 2, nothing sent",
+    name: "core CLI: bad input and a usage error exit 2 (SPEC §8), nothing sent",
     run: async (ctx) => {
       const { backend, official } = await coreStage(ctx, (_n, o) => ready(o.rpcUrl(), secrets.runtimeOne))
       const blank = await runCli(["agent", "session", "a2a", "send", sessionUid, "--message", "   "], {
         backendUrl: backend.origin
       })
       captureCli(ctx.captured, "core cli blank", blank)
-      expect(blank.code).toBe(1)
+      expect(blank.code).toBe(2)
       const usage = await runCli(["agent", "session", "a2a", "send", sessionUid, "--no-such-flag"], {
         backendUrl: backend.origin
       })

@@ -10,7 +10,15 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { expect } from "vitest"
 import { type Backend, type BackendReply, ready, startBackend } from "../support/backend.js"
-import { cacheFileName, captureCli, filesIn, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
+import {
+  cacheFileName,
+  captureCli,
+  exitCodeFor,
+  filesIn,
+  makeConfigDir,
+  retryMessageId,
+  runCli
+} from "../support/cli.js"
 import { type Fault, type FaultRuntime, startFaultRuntime } from "../support/faultRuntime.js"
 import type { Scenario, ScenarioContext } from "../support/scenario.js"
 import { runSdk } from "../support/sdk.js"
@@ -424,7 +432,7 @@ const cliArgs = (c: FaultCase, dir: string): Array<string> => {
 }
 
 export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => ({
-  name: `CLI fault: ${c.name} → exit 1, one-line cause, message id`,
+  name: `CLI fault: ${c.name} → exit ${exitCodeFor(c.tag)}, one-line cause, message id`,
   timeoutMs: c.budgetMs + 20_000,
   run: async (ctx) => {
     const s = await c.setup(ctx)
@@ -437,7 +445,7 @@ export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     })
     captureCli(ctx.captured, `cli fault ${c.name}`, result)
     await settle(c, s)
-    expect(result.code, result.stderr).toBe(1)
+    expect(result.code, result.stderr).toBe(exitCodeFor(c.tag))
     expect(result.stdout).toBe("")
     // Timed from the first backend request (Node's start-up is not the call's budget), else from the spawn.
     const firstRequest = s.backend.requests[0]?.at

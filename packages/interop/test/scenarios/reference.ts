@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { expect } from "vitest"
-import { captureCli, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
+import { captureCli, exitCodeFor, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
 import type { Scenario, ScenarioContext } from "../support/scenario.js"
 import { runSdk } from "../support/sdk.js"
 import { secrets } from "../support/secrets.js"
@@ -302,7 +302,7 @@ const cliPicks = new Set([
 export const referenceCliScenarios: ReadonlyArray<Scenario> = referenceFaults.filter((f) => cliPicks.has(f.name)).map((
   f
 ) => ({
-  name: `CLI fault (reference platform): ${f.name} → exit 1, one-line cause, message id`,
+  name: `CLI fault (reference platform): ${f.name} → exit ${exitCodeFor(f.tag)}, one-line cause, message id`,
   timeoutMs: f.budgetMs + 20_000,
   run: async (ctx) => {
     const reference = await serve(ctx, f.session)
@@ -320,7 +320,7 @@ export const referenceCliScenarios: ReadonlyArray<Scenario> = referenceFaults.fi
       String(f.cliTimeout)
     ], { backendUrl: reference.ref.url, configDir: dir })
     captureCli(ctx.captured, `reference cli ${f.name}`, result)
-    expect(result.code, result.stderr).toBe(1)
+    expect(result.code, result.stderr).toBe(exitCodeFor(f.tag))
     expect(result.stdout).toBe("")
     const lines = result.stderr.trim().split("\n")
     expect(lines.at(-2), result.stderr).toMatch(f.cliLine)

@@ -116,3 +116,16 @@ export const captureCli = (captured: Captured, label: string, result: CliResult)
 /** The message id the CLI printed for a retry, if any. */
 export const retryMessageId = (stderr: string): string | undefined =>
   /A2A message id for request retry: (\S+)/.exec(stderr)?.[1]
+
+/** The CLI's exit code for an SDK error tag (SPEC §8); any tag not listed exits 1. */
+const specExitCode: Readonly<Record<string, number>> = {
+  AgentRuntimeNotReadyError: 3,
+  AgentRuntimeUnavailableError: 3,
+  NotLoggedInError: 4,
+  PermissionDeniedError: 4,
+  RuntimeAuthError: 4,
+  A2ATimeoutError: 5,
+  A2AMessageLimitExceededError: 5,
+  A2ATransportError: 6
+}
+export const exitCodeFor = (tag: string): number => specExitCode[tag] ?? 1
