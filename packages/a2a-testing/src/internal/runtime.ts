@@ -376,7 +376,13 @@ const perform = (send: SendContext, behaviour: SessionScenario.SendBehaviour): E
           if (taskId === undefined) {
             record = createTask(send, nowMs, workMs)
           } else {
-            const followed = Tasks.followUp(send.context.state, send.session.scenario.sessionUid, taskId, turnOf(send), nowMs)
+            const followed = Tasks.followUp(
+              send.context.state,
+              send.session.scenario.sessionUid,
+              taskId,
+              turnOf(send),
+              nowMs
+            )
             if (followed._tag === "Refused") return taskFailureResponse(followed.failure)
             record = followed.task
           }

@@ -147,7 +147,9 @@ export const validateSendRequest = (body: unknown, sessionUid: string): Validati
     return invalid("message.taskId", "must be a non-blank string (the id of the Task this turn answers)")
   }
   const referenceTaskIds = message.referenceTaskIds
-  if (referenceTaskIds !== undefined && !(Array.isArray(referenceTaskIds) && referenceTaskIds.every(Predicate.isString))) {
+  if (
+    referenceTaskIds !== undefined && !(Array.isArray(referenceTaskIds) && referenceTaskIds.every(Predicate.isString))
+  ) {
     return invalid("message.referenceTaskIds", "must be an array of strings")
   }
 
