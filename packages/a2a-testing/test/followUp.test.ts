@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
-import { layerTest, SimulatedPlatform } from "../src/index.js"
+import { DemoSessions, layerTest, SimulatedPlatform } from "../src/index.js"
 import { admitted, type Answer, getTask, messageBody, rpcError, scenario, send, SESSION } from "./support.js"
 
 const OTHER_SESSION = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
@@ -152,4 +152,34 @@ describe("follow-up turns on interrupted Tasks (SPEC §7)", () => {
         status: { state: "TASK_STATE_INPUT_REQUIRED" }
       })
     }).pipe(Effect.provide(layerTest({ sessions: [askingAgent(["Which region?"])] }))))
+})
+
+describe("the inputRequired demo session (TestClock)", () => {
+  it.effect("asks its question after 1 s, waits, and completes 1 s after the follow-up", () =>
+    Effect.gen(function*() {
+      const uid = DemoSessions.demoSessionUids.inputRequired
+      const access = yield* admitted(uid)
+      const created = yield* send(
+        access.rpcUrl,
+        access.token,
+        messageBody({ text: "Write the quarterly report", contextId: uid, responseKind: "task" })
+      )
+      const id = yield* taskIdOf(created)
+      expect(created.json).toMatchObject({ task: { status: { state: "TASK_STATE_WORKING" } } })
+      yield* TestClock.adjust("1 second")
+      expect((yield* getTask(access.rpcUrl, access.token, id)).json).toMatchObject({
+        status: {
+          state: "TASK_STATE_INPUT_REQUIRED",
+          message: { parts: [{ text: DemoSessions.demoInputRequiredQuestion }] }
+        }
+      })
+      const body = messageBody({ text: "EMEA", messageId: "msg-test-0002", contextId: uid, responseKind: "task" })
+      const answered = yield* send(access.rpcUrl, access.token, { ...body, message: { ...body.message, taskId: id } })
+      expect(answered.json).toMatchObject({ task: { id, status: { state: "TASK_STATE_WORKING" } } })
+      yield* TestClock.adjust("1 second")
+      expect((yield* getTask(access.rpcUrl, access.token, id)).json).toMatchObject({
+        status: { state: "TASK_STATE_COMPLETED" },
+        artifacts: [{ parts: [{ text: "Report ready for: EMEA" }] }]
+      })
+    }).pipe(Effect.provide(layerTest({ sessions: DemoSessions.demoSessions }))))
 })
