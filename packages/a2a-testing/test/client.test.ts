@@ -6,7 +6,7 @@ import * as TestClock from "effect/TestClock"
 import { readdirSync, readFileSync } from "node:fs"
 import path from "node:path"
 import { fileURLToPath } from "node:url"
-import * as SimulatedA2AClient from "../src/client.js"
+import { SimulatedA2AClient } from "../src/client.js"
 import { SimulatedPlatform } from "../src/index.js"
 
 const src = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src")
@@ -43,12 +43,12 @@ describe("SimulatedA2AClient (./client)", () => {
       { platform: { baseUrl: "https://other.sim.mainsequence.test/", messageLimitSeconds: 5 } }
     ))))
 
-  it("only the ./client entry point imports the SDK", () => {
+  it("only the ./client entry point's module imports the SDK", () => {
     const files = (dir: string): ReadonlyArray<string> =>
       readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
         entry.isDirectory() ? files(path.join(dir, entry.name)) : [path.join(dir, entry.name)]
       )
     const importers = files(src).filter((file) => /from "@mainsequence\/a2a[/"]/.test(readFileSync(file, "utf8")))
-    expect(importers.map((file) => path.relative(src, file))).toEqual(["client.ts"])
+    expect(importers.map((file) => path.relative(src, file))).toEqual(["SimulatedA2AClient.ts"])
   })
 })
