@@ -1,12 +1,13 @@
 /**
- * Testing your own code that calls the SDK: `@mainsequence/a2a-testing` simulates the platform in memory
- * and every delay runs on the `TestClock`, so a cold start, the 90-second Message limit and a two-minute
- * Task take no real time.
+ * Testing your own code that calls the SDK: `@mainsequence/a2a-testing/client` gives the SDK client on a
+ * simulated platform in one call, and every delay runs on the `TestClock`, so a cold start, the 90-second
+ * Message limit and a two-minute Task take no real time.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { A2AClient, A2AProtocol, RuntimeAccessCache } from "@mainsequence/a2a"
-import { layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
-import { Effect, Fiber, Layer, TestClock } from "effect"
+import { A2AClient, A2AProtocol } from "@mainsequence/a2a"
+import { SimulatedPlatform } from "@mainsequence/a2a-testing"
+import { SimulatedA2AClient } from "@mainsequence/a2a-testing/client"
+import { Effect, Fiber, TestClock } from "effect"
 
 // --- the code under test --------------------------------------------------------------------------
 
@@ -24,28 +25,9 @@ const runJob = (agentSessionUid: string, job: string) =>
     return yield* client.waitForA2ATask(agentSessionUid, task.id)
   })
 
-// --- the tests ------------------------------------------------------------------------------------
+// --- the tests: each is the scenario plus its assertions ----------------------------------------------
 
-const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
-
-/** The SDK client on a simulated platform with one session. */
-const simulated = (scenario: Omit<SessionScenario.SessionScenarioInput, "sessionUid" | "agentUid" | "serviceUid">) =>
-  A2AClient.layer({
-    backendUrl: SimulatedPlatform.defaultBaseUrl,
-    accessToken: SimulatedPlatform.defaultUserAccessToken
-  }).pipe(
-    Layer.provideMerge(Layer.merge(
-      layerTest({
-        sessions: [{
-          sessionUid,
-          agentUid: "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5d6e",
-          serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
-          ...scenario
-        }]
-      }),
-      RuntimeAccessCache.layerMemory
-    ))
-  )
+const { layer, sessionUid } = SimulatedA2AClient
 
 describe("my Agent calls", () => {
   it.effect("wait for a cold start, then get the answer", () =>
@@ -55,11 +37,9 @@ describe("my Agent calls", () => {
       expect(fiber.unsafePoll()).toBeNull() // still waking
       yield* TestClock.adjust("2 seconds")
       expect(yield* Fiber.join(fiber)).toBe("You said: hello")
-
-      const platform = yield* SimulatedPlatform.SimulatedPlatform
-      const counters = yield* platform.counters
+      const counters = yield* Effect.flatMap(SimulatedPlatform.SimulatedPlatform, (platform) => platform.counters)
       expect(counters.sends[sessionUid]).toBe(1) // sent once, after the runtime was ready
-    }).pipe(Effect.provide(simulated({
+    }).pipe(Effect.provide(layer({
       access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 500, durationMs: 3000 }] }
     }))))
 
@@ -67,10 +47,8 @@ describe("my Agent calls", () => {
     Effect.gen(function*() {
       const fiber = yield* Effect.fork(Effect.flip(ask(sessionUid, "think hard")))
       yield* TestClock.adjust("90 seconds")
-      const error = yield* Fiber.join(fiber)
-      expect(error._tag).toBe("A2AMessageLimitExceededError")
-      expect(error).toMatchObject({ limitSeconds: 90 })
-    }).pipe(Effect.provide(simulated({ agent: { workMs: 120_000 } }))))
+      expect(yield* Fiber.join(fiber)).toMatchObject({ _tag: "A2AMessageLimitExceededError", limitSeconds: 90 })
+    }).pipe(Effect.provide(layer({ agent: { workMs: 120_000 } }))))
 
   it.effect("the same job as a Task completes after two minutes", () =>
     Effect.gen(function*() {
@@ -78,6 +56,6 @@ describe("my Agent calls", () => {
       yield* TestClock.adjust("3 minutes")
       const task = yield* Fiber.join(fiber)
       expect(task.status.state).toBe("TASK_STATE_COMPLETED")
-      expect(A2AProtocol.textOf(task).length).toBeGreaterThan(0)
-    }).pipe(Effect.provide(simulated({ agent: { taskSupport: true, workMs: 120_000 } }))))
+      expect(A2AProtocol.textOf(task)).toEqual(["You said: think hard"])
+    }).pipe(Effect.provide(layer({ agent: { taskSupport: true, workMs: 120_000 } }))))
 })

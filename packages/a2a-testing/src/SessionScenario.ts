@@ -498,7 +498,17 @@ export type SendBehaviour = typeof SendBehaviour.Type
  * How a Task progresses over simulated time after it was created:
  * `TASK_STATE_SUBMITTED` for `queuedMs`, then `TASK_STATE_WORKING` for the
  * Agent's work, then `outcome` (`completed` carries an artifact with the
- * answer). `cancelable: false` makes cancel answer `TASK_NOT_CANCELABLE`.
+ * answer to the latest turn). `cancelable: false` makes cancel answer
+ * `TASK_NOT_CANCELABLE`.
+ *
+ * `questions` makes the Agent ask for input (SPEC §7): after each round of
+ * work it asks the next question (`TASK_STATE_INPUT_REQUIRED` with the
+ * question as status message) and stays there until a follow-up turn
+ * (`message.taskId`) arrives; the follow-up starts the next round of work
+ * at once. Once every question was answered the Task ends with `outcome`.
+ * A follow-up for an unknown Task answers 404 `TASK_NOT_FOUND`; for a
+ * terminal Task 400 `FAILED_PRECONDITION` `UNSUPPORTED_OPERATION`, as the
+ * official `@a2a-js/sdk` server does.
  *
  * @since 0.1.0
  * @category schemas
@@ -510,7 +520,8 @@ export const TaskScript = Schema.Struct({
     { default: () => "completed" as const }
   ),
   cancelable: Schema.optionalWith(Schema.Boolean, { default: () => true }),
-  statusMessage: Schema.optional(Schema.String)
+  statusMessage: Schema.optional(Schema.String),
+  questions: Schema.optionalWith(Schema.Array(Schema.NonEmptyTrimmedString), { default: () => [] })
 })
 
 /**
@@ -543,7 +554,7 @@ export const Agent = Schema.Struct({
   advertiseProfile: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   profile: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   task: Schema.optionalWith(TaskScript, {
-    default: () => ({ queuedMs: 1000, outcome: "completed" as const, cancelable: true })
+    default: () => ({ queuedMs: 1000, outcome: "completed" as const, cancelable: true, questions: [] })
   }),
   behaviour: Schema.optionalWith(SendBehaviour, {
     default: () => ({ _tag: "Answer" as const, extraFields: false })

@@ -6,7 +6,11 @@
  *
  * It is a state machine behind `handle(request)`; its HTTP faces
  * (`SimulatedHttpClient`, and `serveReferencePlatform` in `./node`) only
- * translate requests and responses. Every delay is an `Effect.sleep`, so a
+ * translate requests and responses. Inside, a dispatcher
+ * (`internal/dispatch.ts`) logs each request (`internal/requestLog.ts`) and
+ * routes it to the backend (`internal/backend.ts`) or the runtime
+ * (`internal/runtime.ts`), which call the domain operations of the state
+ * (`internal/access.ts`, `internal/tasks.ts`). Every delay is an `Effect.sleep`, so a
  * `TestClock` drives cold starts, slow Agents, trickled bodies and Tasks.
  *
  * Routes (base URL `B`):
@@ -28,14 +32,12 @@ import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as Stream from "effect/Stream"
-import { renderTask, taskStateAt } from "./internal/agent.js"
-import { handleBackend } from "./internal/backend.js"
-import { type HandlerContext, rpcUrlOf } from "./internal/context.js"
-import { redactHeaders, redactText, tokenLabelOf } from "./internal/redact.js"
-import { handleRuntime, isConnectionDrop, type Outcome } from "./internal/runtime.js"
-import { type MutableLogEntry, PlatformState } from "./internal/state.js"
-import { decodeText, encodeText } from "./internal/wire.js"
+import type * as Stream from "effect/Stream"
+import { rpcUrlOf } from "./internal/context.js"
+import { dispatch, type Platform } from "./internal/dispatch.js"
+import { snapshotEntry } from "./internal/requestLog.js"
+import { PlatformState } from "./internal/state.js"
+import { renderTask, taskStateAt } from "./internal/tasks.js"
 import * as SessionScenario from "./SessionScenario.js"
 
 // ---------------------------------------------------------------------------
@@ -359,14 +361,6 @@ export class SimulatedPlatform extends Context.Tag("@mainsequence/a2a-testing/Si
   Service
 >() {}
 
-const lowerCaseHeaders = (headers: Readonly<Record<string, string>>): Record<string, string> => {
-  const out: Record<string, string> = {}
-  for (const [name, value] of Object.entries(headers)) out[name.toLowerCase()] = value
-  return out
-}
-
-const snapshotEntry = (entry: MutableLogEntry): RequestLogEntry => ({ ...entry, headers: { ...entry.headers } })
-
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
 /**
@@ -404,124 +398,12 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
             : Effect.succeed(scenario)
       )
 
-    /** the session whose external runtime lives at `url`'s origin, if any */
-    const externalSessionAt = (url: URL) =>
-      [...state.sessions.values()].find((session) =>
-        session.scenario.rpcUrl !== undefined && new URL(session.scenario.rpcUrl).origin === url.origin
-      )
-
     const startedAt = yield* Clock.currentTimeMillis
     for (const input of options.sessions ?? []) {
       state.putSession(yield* decodeScenario(input), startedAt)
     }
 
-    const logRequest = (request: SimRequest, url: URL, headers: Record<string, string>, atMs: number) => {
-      const bodyText = decodeText(request.body)
-      const redactedText = redactText(bodyText, state.secrets)
-      const relative = basePath !== "" && url.pathname.startsWith(basePath)
-        ? url.pathname.slice(basePath.length)
-        : url.pathname
-      const target: Target = url.origin !== origin
-        ? "unknown"
-        : relative.startsWith("/runtimes/")
-        ? "runtime"
-        : "backend"
-      const entry: MutableLogEntry = {
-        seq: state.log.length + 1,
-        method: request.method,
-        url: redactText(request.url, state.secrets),
-        path: relative,
-        target,
-        route: "unknown",
-        sessionUid: null,
-        headers: redactHeaders(headers, state.secrets),
-        tokenLabel: tokenLabelOf(headers, state.secrets),
-        messageId: null,
-        schemaViolation: null,
-        answerSchemaViolation: null,
-        body: redactedText === bodyText ? request.body.slice() : encodeText(redactedText),
-        bodyText: redactedText,
-        atMs,
-        status: null,
-        respondedAtMs: null,
-        outcome: "pending",
-        bodyOutcome: null,
-        bodyEndedAtMs: null
-      }
-      state.log.push(entry)
-      return entry
-    }
-
-    const handle = (request: SimRequest): Effect.Effect<SimResponse, SimulatedConnectionError> =>
-      Effect.gen(function*() {
-        const atMs = yield* Clock.currentTimeMillis
-        let url: URL
-        try {
-          url = new URL(request.url)
-        } catch {
-          return yield* new SimulatedConnectionError({ url: request.url, reason: "invalid URL" })
-        }
-        const headers = lowerCaseHeaders(request.headers)
-        const entry = logRequest(request, url, headers, atMs)
-        if (entry.target === "unknown") {
-          entry.outcome = "connection-failed"
-          const external = externalSessionAt(url)
-          if (external !== undefined) entry.sessionUid = external.scenario.sessionUid
-          return yield* new SimulatedConnectionError({
-            url: entry.url,
-            code: external === undefined ? "ENOTFOUND" : "ECONNREFUSED",
-            reason: external === undefined
-              ? `getaddrinfo ENOTFOUND ${url.hostname}`
-              : `ECONNREFUSED: ${url.origin} is the external runtime of session ${external.scenario.sessionUid} ` +
-                "(scenario rpcUrl), which the in-memory HttpClient cannot reach; serve the platform with " +
-                "serveReferencePlatform (./node) and use a real HttpClient"
-          })
-        }
-        const context: HandlerContext = {
-          state,
-          baseUrl,
-          messageLimitSeconds,
-          rotateRefreshTokens,
-          request,
-          headers,
-          path: entry.path,
-          entry
-        }
-        return yield* respond(context)
-      })
-
-    const respond = (context: HandlerContext): Effect.Effect<SimResponse, SimulatedConnectionError> => {
-      const entry = context.entry
-      return Effect.gen(function*() {
-        const outcome: Outcome = yield* (entry.target === "runtime" ? handleRuntime(context) : handleBackend(context))
-        const respondedAtMs = yield* Clock.currentTimeMillis
-        entry.respondedAtMs = respondedAtMs
-        if (isConnectionDrop(outcome)) {
-          entry.outcome = "connection-failed"
-          return yield* new SimulatedConnectionError({ url: entry.url, reason: outcome.reason, code: outcome.code })
-        }
-        entry.status = outcome.status
-        entry.outcome = "responded"
-        entry.bodyOutcome = "pending"
-        const bodyEnded = (bodyOutcome: "complete" | "aborted") =>
-          Effect.flatMap(Clock.currentTimeMillis, (nowMs) =>
-            Effect.sync(() => {
-              if (entry.bodyOutcome !== "pending") return
-              entry.bodyOutcome = bodyOutcome
-              entry.bodyEndedAtMs = nowMs
-            }))
-        const body = Stream.concat(outcome.body, Stream.execute(bodyEnded("complete"))).pipe(
-          Stream.ensuring(bodyEnded("aborted"))
-        )
-        return { ...outcome, body }
-      }).pipe(
-        Effect.onInterrupt(() =>
-          Effect.sync(() => {
-            entry.outcome = "interrupted"
-          })
-        )
-      )
-    }
+    const platform: Platform = { state, baseUrl, origin, basePath, messageLimitSeconds, rotateRefreshTokens }
 
     const findSession = (sessionUid: string) =>
       Effect.suspend(() => {
@@ -534,7 +416,8 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
     const service: Service = {
       baseUrl,
       rpcUrl: (serviceUid) => rpcUrlOf(baseUrl, serviceUid),
-      handle,
+      handle: (request) =>
+        Effect.mapError(dispatch(platform, request), (failure) => new SimulatedConnectionError(failure)),
       addSession: (input) =>
         Effect.gen(function*() {
           const scenario = yield* decodeScenario(input)

@@ -36,6 +36,14 @@ export * as SessionScenario from "./SessionScenario.js"
 export * as SimulatedPlatform from "./SimulatedPlatform.js"
 
 /**
+ * The reference platform's demo sessions (plain scenarios).
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as DemoSessions from "./DemoSessions.js"
+
+/**
  * The in-memory `HttpClient` face of the simulated platform.
  *
  * @since 0.1.0

@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import {
+  demoInputRequiredQuestion,
   demoLongJobMs,
   demoSessions,
   demoSessionsFor,
@@ -209,5 +210,67 @@ describe("serveReferencePlatform", () => {
       expect(created.json).toMatchObject({ task: { status: { state: "TASK_STATE_SUBMITTED" } } })
       const tasks = yield* platform.tasks
       expect(tasks.map((task) => task.sessionUid)).toEqual([demoSessionUids.taskJob])
+    }))
+
+  it.scopedLive("follow-up turns over real HTTP: input required, answered, completed; unknown and terminal Tasks refused", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveReferencePlatform({
+        demoSessions: false,
+        sessions: [scenario({ agent: { taskSupport: true, task: { queuedMs: 0, questions: ["Which region?"] } } })]
+      })
+      const access = yield* admittedAt(url, SESSION)
+      const getAt = (taskId: string) =>
+        fetchText(`${access.rpc_url}api/a2a/v1/tasks/${taskId}`, { headers: a2aHeaders(access.token) })
+      const followUp = (taskId: string, text: string, messageId: string) => {
+        const body = messageBody({ text, messageId, responseKind: "task" })
+        return sendAt(access.rpc_url, access.token, { ...body, message: { ...body.message, taskId } })
+      }
+      const created = yield* sendAt(access.rpc_url, access.token, messageBody({ text: "Go", responseKind: "task" }))
+      const { task } = yield* Schema.decodeUnknown(Schema.Struct({ task: Schema.Struct({ id: Schema.String }) }))(
+        created.json
+      )
+      expect(created.json).toMatchObject({
+        task: { status: { state: "TASK_STATE_INPUT_REQUIRED", message: { parts: [{ text: "Which region?" }] } } }
+      })
+      expect((yield* getAt(task.id)).json).toMatchObject({ status: { state: "TASK_STATE_INPUT_REQUIRED" } })
+
+      const answered = yield* followUp(task.id, "eu-west", "msg-test-0002")
+      expect(answered.status).toBe(200)
+      expect(answered.json).toMatchObject({
+        task: {
+          id: task.id,
+          status: { state: "TASK_STATE_COMPLETED" },
+          artifacts: [{ parts: [{ text: "You said: eu-west" }] }]
+        }
+      })
+
+      const terminal = yield* followUp(task.id, "again", "msg-test-0003")
+      expect(terminal.status).toBe(400)
+      expect(terminal.json).toMatchObject({
+        error: { code: 400, status: "FAILED_PRECONDITION", details: [{ reason: "UNSUPPORTED_OPERATION" }] }
+      })
+      const unknown = yield* followUp("task-nope", "hi", "msg-test-0004")
+      expect(unknown.status).toBe(404)
+      expect(unknown.json).toMatchObject({
+        error: {
+          code: 404,
+          status: "NOT_FOUND",
+          details: [{ reason: "TASK_NOT_FOUND", metadata: { taskId: "task-nope" } }]
+        }
+      })
+    }))
+
+  it.scopedLive("serves the inputRequired demo session: a Task-capable Agent whose Task starts working", () =>
+    Effect.gen(function*() {
+      const { platform, url } = yield* serveReferencePlatform({ port: 0 })
+      const scenario = yield* platform.session(demoSessionUids.inputRequired)
+      expect(scenario.agent.task.questions).toEqual([demoInputRequiredQuestion])
+      const access = yield* admittedAt(url, demoSessionUids.inputRequired)
+      const created = yield* sendAt(
+        access.rpc_url,
+        access.token,
+        messageBody({ contextId: demoSessionUids.inputRequired, responseKind: "task" })
+      )
+      expect(created.json).toMatchObject({ task: { status: { state: "TASK_STATE_WORKING" } } })
     }))
 })

@@ -6,7 +6,7 @@
  */
 import type * as SessionScenario from "../SessionScenario.js"
 import type { ValidSendRequest } from "./validate.js"
-import { isoTime, RESPONSE_KIND_EXTENSION } from "./wire.js"
+import { RESPONSE_KIND_EXTENSION } from "./wire.js"
 
 /** @internal */
 export type JsonObject = Record<string, unknown>
@@ -155,129 +155,6 @@ export const breakMessage = (message: JsonObject, violation: SessionScenario.Inv
       return { ...message, contextId: "00000000-0000-4000-8000-0000000000ff" }
     default:
       return message
-  }
-}
-
-// ---------------------------------------------------------------------------
-// Tasks
-// ---------------------------------------------------------------------------
-
-/** @internal */
-export type TaskStateName =
-  | "TASK_STATE_SUBMITTED"
-  | "TASK_STATE_WORKING"
-  | "TASK_STATE_INPUT_REQUIRED"
-  | "TASK_STATE_AUTH_REQUIRED"
-  | "TASK_STATE_COMPLETED"
-  | "TASK_STATE_FAILED"
-  | "TASK_STATE_CANCELED"
-  | "TASK_STATE_REJECTED"
-
-/** @internal */
-export const isTerminalTaskState = (state: TaskStateName): boolean =>
-  state === "TASK_STATE_COMPLETED" || state === "TASK_STATE_FAILED" || state === "TASK_STATE_CANCELED" ||
-  state === "TASK_STATE_REJECTED"
-
-/** @internal */
-export interface TaskRecord {
-  readonly id: string
-  readonly sessionUid: string
-  readonly serviceUid: string
-  readonly createdAtMs: number
-  readonly script: SessionScenario.TaskScript
-  readonly workMs: number
-  readonly answerParts: ReadonlyArray<unknown>
-  readonly userMessage: unknown
-  readonly statusMessageId: string
-  readonly artifactId: string
-  canceledAtMs: number | null
-}
-
-const outcomeState = (outcome: SessionScenario.TaskScript["outcome"]): TaskStateName => {
-  switch (outcome) {
-    case "completed":
-      return "TASK_STATE_COMPLETED"
-    case "failed":
-      return "TASK_STATE_FAILED"
-    case "input_required":
-      return "TASK_STATE_INPUT_REQUIRED"
-    case "auth_required":
-      return "TASK_STATE_AUTH_REQUIRED"
-    case "rejected":
-      return "TASK_STATE_REJECTED"
-  }
-}
-
-/**
- * The state of a Task at a Clock reading, and since when it holds.
- *
- * @internal
- */
-export const taskStateAt = (
-  task: TaskRecord,
-  nowMs: number
-): { readonly state: TaskStateName; readonly sinceMs: number } => {
-  const workingAt = task.createdAtMs + task.script.queuedMs
-  const doneAt = workingAt + task.workMs
-  const natural = nowMs < workingAt
-    ? { state: "TASK_STATE_SUBMITTED" as const, sinceMs: task.createdAtMs }
-    : nowMs < doneAt
-    ? { state: "TASK_STATE_WORKING" as const, sinceMs: workingAt }
-    : { state: outcomeState(task.script.outcome), sinceMs: doneAt }
-  if (task.canceledAtMs !== null && task.canceledAtMs <= nowMs) {
-    return { state: "TASK_STATE_CANCELED", sinceMs: task.canceledAtMs }
-  }
-  return natural
-}
-
-const defaultStatusText = (state: TaskStateName): string | undefined => {
-  switch (state) {
-    case "TASK_STATE_FAILED":
-      return "The job failed."
-    case "TASK_STATE_INPUT_REQUIRED":
-      return "More input is needed to go on."
-    case "TASK_STATE_AUTH_REQUIRED":
-      return "Authorization is needed to go on."
-    case "TASK_STATE_REJECTED":
-      return "The Agent rejected the job."
-    case "TASK_STATE_CANCELED":
-      return "The job was canceled."
-    default:
-      return undefined
-  }
-}
-
-/**
- * The Task as A2A v1 JSON (the bare Task object).
- *
- * @internal
- */
-export const renderTask = (task: TaskRecord, nowMs: number): JsonObject => {
-  const { sinceMs, state } = taskStateAt(task, nowMs)
-  const statusText = state === "TASK_STATE_COMPLETED"
-    ? undefined
-    : (task.script.statusMessage ?? defaultStatusText(state))
-  const status: JsonObject = {
-    state,
-    timestamp: isoTime(sinceMs),
-    ...(statusText === undefined || state === "TASK_STATE_SUBMITTED" || state === "TASK_STATE_WORKING"
-      ? {}
-      : {
-        message: agentMessage({
-          messageId: task.statusMessageId,
-          contextId: task.sessionUid,
-          parts: [{ text: statusText }]
-        })
-      })
-  }
-  return {
-    id: task.id,
-    contextId: task.sessionUid,
-    status,
-    ...(state === "TASK_STATE_COMPLETED"
-      ? { artifacts: [{ artifactId: task.artifactId, name: "answer", parts: task.answerParts }] }
-      : {}),
-    history: [task.userMessage]
   }
 }
 

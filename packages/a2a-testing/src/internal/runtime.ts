@@ -19,17 +19,14 @@ import {
   answerParts,
   breakMessage,
   breakTask,
-  isTerminalTaskState,
   type JsonObject,
-  renderTask,
-  type TaskRecord,
-  taskStateAt,
   withExtraFields,
   withNullFields
 } from "./agent.js"
 import { decodeSegment, type HandlerContext } from "./context.js"
 import { bearerOf, redactText } from "./redact.js"
 import { increment, type RuntimeToken, type SessionState } from "./state.js"
+import * as Tasks from "./tasks.js"
 import { validateSendRequest, type Validation, type ValidSendRequest } from "./validate.js"
 import {
   A2A_CONTENT_TYPE,
@@ -87,6 +84,15 @@ const matchRoute = (rest: string): RuntimeRoute | undefined => {
 }
 
 const gatewayNoRoute = (): SimResponse => htmlResponse(404, { text: "No runtime is routed at this path." })
+
+/** A path under a served runtime that is not one of the A2A v1 routes (a client built the URL wrong). */
+const notAnA2ARoute = (rest: string): SimResponse =>
+  rpcErrorResponse({
+    httpStatus: 404,
+    status: "NOT_FOUND",
+    message: `No A2A route at "${rest}"; this runtime serves POST ${SEND_PATH}, ` +
+      "GET /api/a2a/v1/tasks/{id} and POST /api/a2a/v1/tasks/{id}:cancel."
+  })
 
 const gatewayDown = (): SimResponse => htmlResponse(503, { text: "no healthy upstream" })
 
@@ -179,13 +185,45 @@ const parseJson = (bytes: Uint8Array): Parsed => {
   }
 }
 
-const taskNotFound = (taskId: string): SimResponse =>
-  rpcErrorResponse({
-    httpStatus: 404,
-    status: "NOT_FOUND",
-    message: `Task ${taskId} was not found.`,
-    errorInfo: { reason: "TASK_NOT_FOUND", domain: A2A_ERROR_DOMAIN, metadata: { taskId } }
-  })
+/**
+ * The A2A error answer to a refused Task operation, with the status and
+ * reason the official `@a2a-js/sdk` server gives.
+ */
+const taskFailureResponse = (failure: Tasks.TaskFailure): SimResponse => {
+  switch (failure._tag) {
+    case "TaskNotFound":
+      return rpcErrorResponse({
+        httpStatus: 404,
+        status: "NOT_FOUND",
+        message: `Task ${failure.taskId} was not found.`,
+        errorInfo: { reason: "TASK_NOT_FOUND", domain: A2A_ERROR_DOMAIN, metadata: { taskId: failure.taskId } }
+      })
+    case "TaskTerminal":
+      return rpcErrorResponse({
+        httpStatus: 400,
+        status: "FAILED_PRECONDITION",
+        message: `Task ${failure.taskId} is in a terminal state (${failure.state}) and cannot be modified.`,
+        errorInfo: {
+          reason: "UNSUPPORTED_OPERATION",
+          domain: A2A_ERROR_DOMAIN,
+          metadata: { taskId: failure.taskId, state: failure.state }
+        }
+      })
+    case "TaskNotCancelable":
+      return rpcErrorResponse({
+        httpStatus: 400,
+        status: "FAILED_PRECONDITION",
+        message: failure.cancelable
+          ? `Task ${failure.taskId} is ${failure.state} and cannot be canceled.`
+          : `Task ${failure.taskId} cannot be canceled.`,
+        errorInfo: {
+          reason: "TASK_NOT_CANCELABLE",
+          domain: A2A_ERROR_DOMAIN,
+          metadata: { taskId: failure.taskId, state: failure.state }
+        }
+      })
+  }
+}
 
 // ---------------------------------------------------------------------------
 // A2A v1 schema conformance
@@ -265,23 +303,20 @@ const validMessage = (send: SendContext): JsonObject =>
     parts: answerParts(send.session.scenario.agent, send.request)
   })
 
-const createTask = (send: SendContext, nowMs: number, workMs: number): TaskRecord => {
-  const { session, state } = { session: send.session, state: send.context.state }
-  const task: TaskRecord = {
-    id: state.nextTaskId(),
-    sessionUid: session.scenario.sessionUid,
-    serviceUid: session.scenario.serviceUid,
-    createdAtMs: nowMs,
-    script: session.scenario.agent.task,
+const turnOf = (send: SendContext): Tasks.Turn => ({
+  message: send.request.message,
+  answerParts: answerParts(send.session.scenario.agent, send.request)
+})
+
+const createTask = (send: SendContext, nowMs: number, workMs: number): Tasks.TaskRecord => {
+  const scenario = send.session.scenario
+  return Tasks.createTask(
+    send.context.state,
+    { sessionUid: scenario.sessionUid, serviceUid: scenario.serviceUid, script: scenario.agent.task },
+    turnOf(send),
     workMs,
-    answerParts: answerParts(session.scenario.agent, send.request),
-    userMessage: send.request.message,
-    statusMessageId: state.nextAgentMessageId(),
-    artifactId: state.nextArtifactId(),
-    canceledAtMs: null
-  }
-  state.tasks.set(task.id, task)
-  return task
+    nowMs
+  )
 }
 
 /**
@@ -300,7 +335,7 @@ const invalidBody = (send: SendContext, violation: SessionScenario.InvalidAnswer
   const kind = send.request.responseKind
   const taskBody = (break_: boolean) => {
     const task = createTask(send, nowMs, send.session.scenario.agent.workMs)
-    const rendered = renderTask(task, nowMs)
+    const rendered = Tasks.renderTask(task, nowMs)
     const statusMessage = agentMessage({
       messageId: task.statusMessageId,
       contextId: task.sessionUid,
@@ -344,7 +379,22 @@ const perform = (send: SendContext, behaviour: SessionScenario.SendBehaviour): E
         const workMs = behaviour.workMs ?? agent.workMs
         if (isTask) {
           const nowMs = yield* Clock.currentTimeMillis
-          const rendered = renderTask(createTask(send, nowMs, workMs), nowMs)
+          const taskId = send.request.taskId
+          let record: Tasks.TaskRecord
+          if (taskId === undefined) {
+            record = createTask(send, nowMs, workMs)
+          } else {
+            const followed = Tasks.followUp(
+              send.context.state,
+              send.session.scenario.sessionUid,
+              taskId,
+              turnOf(send),
+              nowMs
+            )
+            if (followed._tag === "Refused") return taskFailureResponse(followed.failure)
+            record = followed.task
+          }
+          const rendered = Tasks.renderTask(record, nowMs)
           const task = behaviour.nullFields === true ? withNullFields(rendered, true) : rendered
           const body = behaviour.extraFields
             ? { task: { ...task, metadata: { "x-sim-metadata": { kept: true } }, "x-sim-task-extra": 7 } }
@@ -482,19 +532,19 @@ const send = (
 // tasks
 // ---------------------------------------------------------------------------
 
-const findTask = (context: HandlerContext, session: SessionState, taskId: string): TaskRecord | undefined => {
-  const task = context.state.tasks.get(taskId)
-  return task !== undefined && task.sessionUid === session.scenario.sessionUid ? task : undefined
+/** The answer to a Task operation: the Task as it is now, or the refusal. */
+const taskAnswer = (context: HandlerContext, result: Tasks.TaskResult, nowMs: number): Outcome => {
+  if (result._tag === "Refused") return taskFailureResponse(result.failure)
+  const rendered = Tasks.renderTask(result.task, nowMs)
+  recordAnswer(context, "task", rendered)
+  return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
 }
 
 const getTask = (context: HandlerContext, session: SessionState, taskId: string): Effect.Effect<Outcome> =>
-  Effect.map(Clock.currentTimeMillis, (nowMs): Outcome => {
-    const task = findTask(context, session, taskId)
-    if (task === undefined) return taskNotFound(taskId)
-    const rendered = renderTask(task, nowMs)
-    recordAnswer(context, "task", rendered)
-    return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
-  })
+  Effect.map(
+    Clock.currentTimeMillis,
+    (nowMs) => taskAnswer(context, Tasks.findTask(context.state, session.scenario.sessionUid, taskId), nowMs)
+  )
 
 const cancelTask = (context: HandlerContext, session: SessionState, taskId: string): Effect.Effect<Outcome> =>
   Effect.map(Clock.currentTimeMillis, (nowMs): Outcome => {
@@ -514,23 +564,7 @@ const cancelTask = (context: HandlerContext, session: SessionState, taskId: stri
         return invalidArgument("(body)", "must be a JSON object")
       }
     }
-    const task = findTask(context, session, taskId)
-    if (task === undefined) return taskNotFound(taskId)
-    const { state } = taskStateAt(task, nowMs)
-    if (!task.script.cancelable || isTerminalTaskState(state)) {
-      return rpcErrorResponse({
-        httpStatus: 400,
-        status: "FAILED_PRECONDITION",
-        message: task.script.cancelable
-          ? `Task ${taskId} is ${state} and cannot be canceled.`
-          : `Task ${taskId} cannot be canceled.`,
-        errorInfo: { reason: "TASK_NOT_CANCELABLE", domain: A2A_ERROR_DOMAIN, metadata: { taskId, state } }
-      })
-    }
-    task.canceledAtMs = nowMs
-    const rendered = renderTask(task, nowMs)
-    recordAnswer(context, "task", rendered)
-    return bytesResponse(200, encodeJson(rendered), { "content-type": A2A_CONTENT_TYPE })
+    return taskAnswer(context, Tasks.cancelTask(context.state, session.scenario.sessionUid, taskId, nowMs), nowMs)
   })
 
 // ---------------------------------------------------------------------------
@@ -565,7 +599,7 @@ export const handleRuntime = (context: HandlerContext): Effect.Effect<Outcome> =
     if (match === null || sessions.length === 0) return gatewayNoRoute()
     const route = matchRoute(match[2] ?? "")
     if (route === undefined) {
-      return rpcErrorResponse({ httpStatus: 404, status: "NOT_FOUND", message: "No such A2A route." })
+      return notAnA2ARoute(match[2] ?? "")
     }
     const nowMs = yield* Clock.currentTimeMillis
     let parsed: Parsed = { ok: false }

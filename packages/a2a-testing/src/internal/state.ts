@@ -7,7 +7,7 @@
  */
 import type * as SessionScenario from "../SessionScenario.js"
 import type { RequestLogEntry } from "../SimulatedPlatform.js"
-import type { TaskRecord } from "./agent.js"
+import type { TaskRecord } from "./tasks.js"
 
 /** @internal */
 export interface RuntimeToken {

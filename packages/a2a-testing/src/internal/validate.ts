@@ -31,6 +31,8 @@ export interface ValidSendRequest {
   readonly attachments: ReadonlyArray<Attachment>
   readonly responseKind: "message" | "task"
   readonly strictDictionary: boolean
+  /** `message.taskId`: the request is a follow-up turn for that Task */
+  readonly taskId: string | undefined
 }
 
 /** @internal */
@@ -140,6 +142,17 @@ export const validateSendRequest = (body: unknown, sessionUid: string): Validati
     return invalid("message.contextId", "must be the uid of the agent session this runtime token was issued for")
   }
 
+  const taskId = message.taskId
+  if (taskId !== undefined && (typeof taskId !== "string" || taskId.trim() === "")) {
+    return invalid("message.taskId", "must be a non-blank string (the id of the Task this turn answers)")
+  }
+  const referenceTaskIds = message.referenceTaskIds
+  if (
+    referenceTaskIds !== undefined && !(Array.isArray(referenceTaskIds) && referenceTaskIds.every(Predicate.isString))
+  ) {
+    return invalid("message.referenceTaskIds", "must be an array of strings")
+  }
+
   const parts = message.parts
   if (!Array.isArray(parts) || parts.length === 0) {
     return invalid("message.parts", "must be a non-empty array")
@@ -183,9 +196,12 @@ export const validateSendRequest = (body: unknown, sessionUid: string): Validati
 
   const contract = validateOutputContract(body.metadata)
   if (typeof contract !== "boolean") return { _tag: "Invalid", violation: contract }
+  if (taskId !== undefined && responseKind !== "task") {
+    return invalid("configuration.responseKind", "must be \"task\" for a follow-up turn (message.taskId)")
+  }
 
   return {
     _tag: "Valid",
-    request: { message, messageId, text, attachments, responseKind, strictDictionary: contract }
+    request: { message, messageId, text, attachments, responseKind, strictDictionary: contract, taskId }
   }
 }
