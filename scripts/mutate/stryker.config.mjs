@@ -14,7 +14,7 @@ export default {
     "packages/a2a/src/RuntimeAccessCache.ts"
   ],
   ignorePatterns: [
-    "**/dist/**",
+    "packages/a2a/dist/**",
     "**/.tsbuild/**",
     "**/docs/**",
     "examples/**",
