@@ -4,7 +4,15 @@ import tseslint from "typescript-eslint"
 
 export default tseslint.config(
   {
-    ignores: ["**/dist/**", "**/build/**", "**/.tsbuild/**", "**/node_modules/**", "**/*.d.ts"]
+    ignores: [
+      "**/dist/**",
+      "**/build/**",
+      "**/.tsbuild/**",
+      "**/node_modules/**",
+      "**/*.d.ts",
+      "**/.stryker-tmp/**",
+      "**/reports/**"
+    ]
   },
   js.configs.recommended,
   ...tseslint.configs.strict,
