@@ -12,14 +12,12 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as Attachment from "./Attachment.js"
 import * as backendClient from "./internal/backendClient.js"
-import type { SessionWait } from "./internal/budget.js"
-import type { Env } from "./internal/env.js"
+import { type ClientEnv, makeSharedSession, type SharedSession } from "./internal/callContext.js"
 import * as pipeline from "./internal/pipeline.js"
 import { sha256Hex } from "./internal/sha256.js"
 import * as tasks from "./internal/tasks.js"
@@ -222,24 +220,21 @@ export const make = (
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
       : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
-    type Waits = Map<string, SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>>
-    const waits = yield* SynchronizedRef.make<Waits>(new Map())
+    // The one per-session registry: what the calls to a session share (see `obtainAccess`).
+    const sessions = yield* SynchronizedRef.make(new Map<string, SharedSession>())
     const cacheKeys = new Map<string, string>()
-    const env: Env = {
+    const env: ClientEnv = {
       client,
       backend,
       cache,
       ready: checkOptions(options),
       maxResponseBytes,
-      sessionWaitingFor: (agentSessionUid) =>
-        SynchronizedRef.modifyEffect(waits, (map) => {
+      sharedSession: (agentSessionUid) =>
+        SynchronizedRef.modifyEffect(sessions, (map) => {
           const existing = map.get(agentSessionUid)
           return existing !== undefined
             ? Effect.succeed([existing, map] as const)
-            : Effect.map(
-              SubscriptionRef.make(Option.none<SessionWait>()),
-              (ref) => [ref, new Map(map).set(agentSessionUid, ref)] as const
-            )
+            : Effect.map(makeSharedSession, (shared) => [shared, new Map(map).set(agentSessionUid, shared)] as const)
         }),
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {

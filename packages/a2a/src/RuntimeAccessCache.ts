@@ -7,7 +7,6 @@
  *
  * @since 0.1.0
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
@@ -80,21 +79,19 @@ export type ResolveError = AdmissionError | A2ATimeoutError
 export interface Service {
   /** A still valid entry (per `Clock`), if any. */
   readonly get: (key: string) => Effect.Effect<Option.Option<CachedRuntimeAccess>>
+  /** Keeps an admitted access (not one already expired). */
+  readonly set: (key: string, access: CachedRuntimeAccess) => Effect.Effect<void>
   /** Drops the entry (after a runtime 401/403). */
   readonly invalidate: (key: string) => Effect.Effect<void>
   /**
-   * A valid entry, else runs `resolve` (resolution and transient wait) and keeps its admitted access.
-   * Concurrent callers for the same key share one run of `resolve`. `fresh` skips the lookup.
-   *
-   * When the leader's own budget ends the shared run (it is interrupted, or fails with
-   * `AgentRuntimeNotReadyError`: its next retry does not fit), the run is not over for the callers that
-   * joined it: one of them takes over with `takeOver` (default `resolve`), the others join that one.
-   * `whileJoined` runs beside a joined caller's wait; its failure ends that caller's wait alone.
+   * A valid entry, else runs `resolve` and keeps its admitted access. Concurrent callers for the same key
+   * share one run of `resolve` (single flight); when the caller running it is interrupted, one of the others
+   * runs its own `resolve`. `fresh` skips the lookup.
    */
   readonly getOrResolve: <R>(
     key: string,
     resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-    options?: GetOrResolveOptions<R>
+    options?: GetOrResolveOptions
   ) => Effect.Effect<CachedRuntimeAccess, ResolveError, R>
 }
 
@@ -102,10 +99,8 @@ export interface Service {
  * @since 0.1.0
  * @category models
  */
-export interface GetOrResolveOptions<R> {
+export interface GetOrResolveOptions {
   readonly fresh?: boolean | undefined
-  readonly takeOver?: Effect.Effect<CachedRuntimeAccess, ResolveError, R> | undefined
-  readonly whileJoined?: Effect.Effect<never, ResolveError, R> | undefined
 }
 
 /**
@@ -163,7 +158,7 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
         })
       )
 
-    const keep = (key: string, access: CachedRuntimeAccess) =>
+    const set = (key: string, access: CachedRuntimeAccess) =>
       Effect.flatMap(
         Clock.currentTimeMillis,
         (now) => now < access.validUntilMillis ? store.set(key, access) : Effect.void
@@ -176,16 +171,10 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
         return next
       }).pipe(Effect.zipRight(Deferred.done(flight, exit)))
 
-    // The leader's own budget ended its run, not the session's resolution: a joined caller takes over.
-    const leaderOutOfBudget = (exit: Exit.Exit<CachedRuntimeAccess, ResolveError>) =>
-      Exit.isInterrupted(exit) ||
-      (Exit.isFailure(exit) &&
-        Option.exists(Cause.failureOption(exit.cause), (error) => error._tag === "AgentRuntimeNotReadyError"))
-
     const resolveShared = <R>(
       key: string,
       resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-      options?: GetOrResolveOptions<R>
+      fresh: boolean
     ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
       Effect.uninterruptibleMask((restore) =>
         SynchronizedRef.modifyEffect(
@@ -193,23 +182,19 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
           (map): Effect.Effect<readonly [Effect.Effect<CachedRuntimeAccess, ResolveError, R>, Map<string, Flight>]> => {
             const running = map.get(key)
             if (running !== undefined) {
-              const awaitLeader = Effect.exit(Deferred.await(running))
-              const whileJoined = options?.whileJoined
+              // The run's leader was interrupted, not the resolution: a joined caller takes over.
               const join = restore(Effect.flatMap(
-                whileJoined === undefined ? awaitLeader : Effect.raceFirst(awaitLeader, whileJoined),
-                (exit) =>
-                  leaderOutOfBudget(exit)
-                    ? resolveShared(key, options?.takeOver ?? resolve, { ...options, fresh: false })
-                    : exit
+                Effect.exit(Deferred.await(running)),
+                (exit) => Exit.isInterrupted(exit) ? resolveShared(key, resolve, false) : exit
               ))
               return Effect.succeed([join, map] as const)
             }
-            return (options?.fresh === true ? Effect.succeedNone : get(key)).pipe(
+            return (fresh ? Effect.succeedNone : get(key)).pipe(
               Effect.flatMap(Option.match({
                 onSome: (access) => Effect.succeed([Effect.succeed(access), map] as const),
                 onNone: () =>
                   Effect.map(Deferred.make<CachedRuntimeAccess, ResolveError>(), (flight) => {
-                    const lead = restore(Effect.tap(resolve, (access) => keep(key, access))).pipe(
+                    const lead = restore(Effect.tap(resolve, (access) => set(key, access))).pipe(
                       Effect.onExit((exit) => endFlight(key, flight, exit))
                     )
                     return [lead, new Map(map).set(key, flight)] as const
@@ -224,20 +209,21 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
     const getOrResolve = <R>(
       key: string,
       resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-      options?: GetOrResolveOptions<R>
+      options?: GetOrResolveOptions
     ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
       options?.fresh === true
-        ? resolveShared(key, resolve, options)
+        ? resolveShared(key, resolve, true)
         : Effect.flatMap(
           get(key),
           Option.match({
             onSome: Effect.succeed,
-            onNone: () => resolveShared(key, resolve, options)
+            onNone: () => resolveShared(key, resolve, false)
           })
         )
 
     return RuntimeAccessCache.of({
       get,
+      set,
       invalidate: (key) => store.remove(key),
       getOrResolve
     })

@@ -4,7 +4,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as A2AError from "../src/A2AError.js"
 import { decodeSendAnswer, decodeTaskAnswer } from "../src/internal/answers.js"
-import { makeCall } from "../src/internal/budget.js"
+import { makeCall } from "../src/internal/callContext.js"
 import type { HttpAnswer } from "../src/internal/exchange.js"
 import { messageError, taskError } from "../src/internal/httpErrors.js"
 import * as Timeout from "../src/Timeout.js"
@@ -123,47 +123,42 @@ describe("runtime error answers", () => {
     }
   }
 
-  it.effect("504 + MESSAGE_RESPONSE_LIMIT_EXCEEDED from mainsequence.ai is the message limit, a server error", () =>
-    Effect.gen(function*() {
-      const error = messageError(yield* call, answer(504, limit))
-      expect(error._tag).toBe("A2AMessageLimitExceededError")
-      expect(A2AError.isServerError(error)).toBe(true)
-      if (error._tag === "A2AMessageLimitExceededError") expect(error.limitSeconds).toBe(90)
-      expect(error.message).toContain("responseKind: \"task\"")
-      expect(error.message).toContain("--response-kind task")
-    }))
+  it("504 + MESSAGE_RESPONSE_LIMIT_EXCEEDED from mainsequence.ai is the message limit, a server error", () => {
+    const error = messageError(answer(504, limit))
+    expect(error._tag).toBe("A2AMessageLimitExceededError")
+    expect(A2AError.isServerError(error)).toBe(true)
+    if (error._tag === "A2AMessageLimitExceededError") expect(error.limitSeconds).toBe(90)
+    expect(error.message).toContain("responseKind: \"task\"")
+    expect(error.message).toContain("--response-kind task")
+  })
 
-  it.effect("other 502/504s are plain ServerErrors, with a clear message for HTML pages", () =>
-    Effect.gen(function*() {
-      const c = yield* call
-      const html = messageError(c, answer(504, "<html><title>504 Gateway Time-out</title></html>", "text/html"))
-      expect(html._tag).toBe("ServerError")
-      expect(html.message).toContain("504 Gateway Time-out")
-      const otherDomain = JSON.parse(JSON.stringify(limit))
-      otherDomain.error.details[1].domain = "example.com"
-      expect(messageError(c, answer(504, otherDomain))._tag).toBe("ServerError")
-      expect(messageError(c, answer(502, limit))._tag).toBe("ServerError")
-      const bare = messageError(c, answer(504, { error: { code: 504, message: "deadline" } }))
-      expect(bare._tag).toBe("ServerError")
-      if (bare._tag === "ServerError") expect(bare.origin).toBe("runtime")
-    }))
+  it("other 502/504s are plain ServerErrors, with a clear message for HTML pages", () => {
+    const html = messageError(answer(504, "<html><title>504 Gateway Time-out</title></html>", "text/html"))
+    expect(html._tag).toBe("ServerError")
+    expect(html.message).toContain("504 Gateway Time-out")
+    const otherDomain = JSON.parse(JSON.stringify(limit))
+    otherDomain.error.details[1].domain = "example.com"
+    expect(messageError(answer(504, otherDomain))._tag).toBe("ServerError")
+    expect(messageError(answer(502, limit))._tag).toBe("ServerError")
+    const bare = messageError(answer(504, { error: { code: 504, message: "deadline" } }))
+    expect(bare._tag).toBe("ServerError")
+    if (bare._tag === "ServerError") expect(bare.origin).toBe("runtime")
+  })
 
-  it.effect("4xx are keyed on reason", () =>
-    Effect.gen(function*() {
-      const c = yield* call
-      const status = (reason: string) => ({
-        error: {
-          code: 404,
-          message: "m",
-          details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" }]
-        }
-      })
-      expect(taskError(c, "t1", answer(404, status("TASK_NOT_FOUND")))._tag).toBe("TaskNotFoundError")
-      expect(taskError(c, "t1", answer(400, status("TASK_NOT_CANCELABLE")))._tag).toBe("TaskNotCancelableError")
-      const other = messageError(c, answer(400, status("UNSUPPORTED_OPERATION")))
-      expect(other._tag).toBe("A2ARequestError")
-      if (other._tag === "A2ARequestError") expect(other.reason).toBe("UNSUPPORTED_OPERATION")
-    }))
+  it("4xx are keyed on reason", () => {
+    const status = (reason: string) => ({
+      error: {
+        code: 404,
+        message: "m",
+        details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" }]
+      }
+    })
+    expect(taskError("t1", answer(404, status("TASK_NOT_FOUND")))._tag).toBe("TaskNotFoundError")
+    expect(taskError("t1", answer(400, status("TASK_NOT_CANCELABLE")))._tag).toBe("TaskNotCancelableError")
+    const other = messageError(answer(400, status("UNSUPPORTED_OPERATION")))
+    expect(other._tag).toBe("A2ARequestError")
+    if (other._tag === "A2ARequestError") expect(other.reason).toBe("UNSUPPORTED_OPERATION")
+  })
 })
 
 describe("Timeout", () => {

@@ -47,6 +47,58 @@ describe("send: one refresh on runtime 401/403", () => {
       expect(yield* resolves).toHaveLength(2)
     }).pipe(Effect.provide(simulated({ sessions: [session({ token: { rejectAll: 401 } })] }))))
 
+  it.effect("a token the runtime rejected is dropped, also when it ends a call, and never sent again", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const first = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "one", messageId: "m-1" }))
+      expect(first).toMatchObject({ _tag: "RuntimeAuthError", messageId: "m-1", status: 401 })
+      const rejected = (yield* runtimeSends).map((s) => s.tokenLabel)
+      expect(yield* resolves).toHaveLength(2)
+      const second = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "two", messageId: "m-2" }))
+      expect(second).toMatchObject({ _tag: "RuntimeAuthError", messageId: "m-2", status: 401 })
+      // call 2 resolves before its first send, and sends only tokens never rejected before
+      const log = (yield* (yield* platform).requestLog).filter((e) =>
+        e.route === "resolve-runtime-access" || e.route === "message-send"
+      )
+      expect(log.map((e) => e.route)).toEqual([
+        "resolve-runtime-access",
+        "message-send",
+        "resolve-runtime-access",
+        "message-send",
+        "resolve-runtime-access",
+        "message-send",
+        "resolve-runtime-access",
+        "message-send"
+      ])
+      const sends = (yield* runtimeSends).map((s) => s.tokenLabel)
+      expect(sends).toHaveLength(4)
+      expect(new Set(sends).size).toBe(4)
+      expect(sends.slice(2).some((label) => rejected.includes(label))).toBe(false)
+    }).pipe(
+      Effect.provide(simulated({ sessions: [session({ token: { rejectAll: 401, mintOnEveryResolve: true } })] }))
+    ))
+
+  it.effect("concurrent calls whose token was rejected share one fresh resolve and never resend the rejected token", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      yield* a2a.sendA2AMessage(sessionUid, { message: "warm" })
+      yield* (yield* platform).rotateRuntimeToken(sessionUid)
+      const results = yield* Effect.all(
+        ["m-a", "m-b", "m-c"].map((messageId) => a2a.sendA2AMessage(sessionUid, { message: "x", messageId })),
+        { concurrency: "unbounded" }
+      )
+      expect(results).toHaveLength(3)
+      const sends = (yield* runtimeSends).slice(1)
+      const rejected = sends[0]?.tokenLabel
+      // each call sent the rotated-out token at most once, before any fresh token was used, and never after
+      const firstFresh = sends.findIndex((s) => s.tokenLabel !== rejected)
+      expect(sends.slice(firstFresh).every((s) => s.tokenLabel !== rejected && s.status === 200)).toBe(true)
+      expect(sends.slice(0, firstFresh).every((s) => s.status === 401)).toBe(true)
+      expect(firstFresh).toBeLessThanOrEqual(3)
+      expect(sends.filter((s) => s.status === 200)).toHaveLength(3)
+      expect(yield* resolves).toHaveLength(2)
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
   it.effect("a rotated runtime token is refreshed once", () =>
     Effect.gen(function*() {
       const a2a = yield* client

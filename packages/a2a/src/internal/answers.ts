@@ -8,7 +8,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
-import type { Call } from "./budget.js"
+import type { Call } from "./callContext.js"
 import { describeBody, type HttpAnswer, jsonOf, mediaTypeOf } from "./exchange.js"
 
 type Result<A> = Either.Either<A, InvalidA2AResponseError>

@@ -12,8 +12,8 @@ import * as Stream from "effect/Stream"
 import { type AgentRuntimeNotReadyError, AgentRuntimeUnavailableError } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { type Call, enterStep, notReadyError, type SessionWait, spanAttributes } from "./budget.js"
-import type { Env } from "./env.js"
+import { notReadyError } from "./budget.js"
+import { type Call, type CallContext, enterStep, type SessionWait, spanAttributes } from "./callContext.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
 
 /**
@@ -54,26 +54,24 @@ const waitForRetry = (call: Call, wait: SessionWait) =>
  *
  * @internal
  */
-export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env, call: Call, takingOver: boolean) {
+export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(call: CallContext, takingOver: boolean) {
   yield* Effect.annotateCurrentSpan(spanAttributes(call))
-  const leftOver = takingOver ? yield* Ref.get(call.sessionWaitingFor) : Option.none()
+  const leftOver = takingOver ? yield* Ref.get(call.session.wait) : Option.none()
   if (Option.isSome(leftOver)) yield* waitForRetry(call, leftOver.value)
   // A new resolution: what an earlier one saw is no longer the session's state.
-  else yield* Ref.set(call.sessionWaitingFor, Option.none())
+  else yield* Ref.set(call.session.wait, Option.none())
   const firstAttempt = Option.match(leftOver, { onNone: () => 1, onSome: (wait) => wait.attempt + 1 })
   for (let attempt = firstAttempt;; attempt++) {
-    const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(env, call, attempt)
+    const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(call, attempt)
     switch (decision._tag) {
       case "Admitted": {
-        yield* Ref.set(call.sessionWaitingFor, Option.none())
+        yield* Ref.set(call.session.wait, Option.none())
         yield* Ref.set(call.waitingFor, Option.none())
         return decision
       }
       case "Terminal": {
-        yield* Ref.set(call.sessionWaitingFor, Option.none())
+        yield* Ref.set(call.session.wait, Option.none())
         return yield* new AgentRuntimeUnavailableError({
-          agentSessionUid: call.agentSessionUid,
-          messageId: call.messageId,
           state: decision.state,
           notice: decision.notice,
           detail: decision.detail,
@@ -83,7 +81,7 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env
       case "Transient": {
         const now = yield* Clock.currentTimeMillis
         const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
-        yield* Ref.set(call.sessionWaitingFor, Option.some(wait))
+        yield* Ref.set(call.session.wait, Option.some(wait))
         yield* waitForRetry(call, wait)
       }
     }
@@ -97,7 +95,7 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(env: Env
  * @internal
  */
 export const outlivedByWait = (call: Call): Effect.Effect<never, AgentRuntimeNotReadyError> =>
-  call.sessionWaitingFor.changes.pipe(
+  call.session.wait.changes.pipe(
     Stream.filterMap((wait) => Option.filter(wait, ({ retryAtMillis }) => retryAtMillis >= call.deadlineMillis)),
     Stream.runHead,
     Effect.flatMap(Option.match({

@@ -21,7 +21,7 @@ import {
   ServerError,
   SessionNotFoundError
 } from "../A2AError.js"
-import { type Call, spanAttributes } from "./budget.js"
+import { type Call, spanAttributes } from "./callContext.js"
 import {
   describeBody,
   exchange,
@@ -79,10 +79,8 @@ export const backendErrorDetail = (answer: HttpAnswer): string | undefined =>
  *
  * @internal
  */
-export const backendError = (call: Call, answer: HttpAnswer): BackendError => {
+export const backendError = (answer: HttpAnswer): BackendError => {
   const fields = {
-    agentSessionUid: call.agentSessionUid,
-    messageId: call.messageId,
     method: answer.method,
     url: answer.url,
     status: answer.status,
@@ -100,8 +98,6 @@ export const backendError = (call: Call, answer: HttpAnswer): BackendError => {
   }
   if (answer.status >= 500) return new ServerError({ ...fields, origin: "backend" })
   return new BackendContractError({
-    agentSessionUid: call.agentSessionUid,
-    messageId: call.messageId,
     url: answer.url,
     status: answer.status,
     reason: `unexpected status ${answer.status}${fields.detail === undefined ? "" : `: ${fields.detail}`}`
@@ -128,8 +124,6 @@ export const make = (
         Effect.catchTag("ResponseTooLarge", (error: ResponseTooLarge) =>
           Effect.fail(
             new BackendContractError({
-              agentSessionUid: call.agentSessionUid,
-              messageId: call.messageId,
               url: error.url,
               status: error.status,
               reason: error.reason
@@ -184,13 +178,11 @@ export const make = (
         const answer = first.answer.status === 401 && (yield* refreshAccess(call, step, first.token))
           ? (yield* send(call, step, method, path)).answer
           : first.answer
-        if (answer.status < 200 || answer.status >= 300) return yield* Effect.fail(backendError(call, answer))
+        if (answer.status < 200 || answer.status >= 300) return yield* Effect.fail(backendError(answer))
         const json = jsonOf(answer)
         if (Option.isNone(json) || !Predicate.isRecord(json.value)) {
           const what = describeBody(answer)
           return yield* new BackendContractError({
-            agentSessionUid: call.agentSessionUid,
-            messageId: call.messageId,
             url: answer.url,
             status: answer.status,
             reason: `the answer is not a JSON object${what === undefined ? "" : ` (${what})`}`

@@ -1,93 +1,15 @@
 /**
  * One total deadline per call (SPEC §5), read from `Clock`, enforced by one timeout around the whole
- * composed call. The step under way and whether the message was sent are tracked so the timeout can say
- * what it cut.
+ * composed call. This module alone decides what a timeout becomes, and its boundary is where every error of
+ * a call is stamped with the call's own ids.
  */
-import * as Clock from "effect/Clock"
-import * as Duration from "effect/Duration"
+import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as SubscriptionRef from "effect/SubscriptionRef"
-import { type A2AStep, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
-import type * as A2AProtocol from "../A2AProtocol.js"
+import { type A2AError, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import type * as Timeout from "../Timeout.js"
-
-/**
- * A transient answer of a session's resolution, and when the platform asked to be asked again.
- *
- * @internal
- */
-export interface SessionWait {
-  readonly transient: RuntimeAccess.Transient
-  /** Clock millis of the next resolve: the resolve time plus `retry_after_ms`. */
-  readonly retryAtMillis: number
-  readonly attempt: number
-}
-
-/**
- * The state of one call.
- *
- * @internal
- */
-export interface Call {
-  readonly agentSessionUid: string
-  readonly messageId: string | undefined
-  readonly taskId: string | undefined
-  readonly budget: Timeout.Budget
-  readonly deadlineMillis: number
-  readonly step: Ref.Ref<A2AStep>
-  readonly sent: Ref.Ref<boolean>
-  /** The last transient answer while waiting for the runtime, cleared once admitted. */
-  readonly waitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
-  /**
-   * The last transient answer of the session's resolution under way, whichever call leads it: a call that
-   * joined another call's wait (single flight through the cache) sees the wait it is in.
-   */
-  readonly sessionWaitingFor: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>
-  readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
-}
-
-/** @internal */
-export const makeCall = (options: {
-  readonly agentSessionUid: string
-  readonly messageId?: string | undefined
-  readonly taskId?: string | undefined
-  readonly budget: Timeout.Budget
-  readonly step: A2AStep
-  readonly sessionWaitingFor?: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>> | undefined
-}): Effect.Effect<Call> =>
-  Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    return {
-      agentSessionUid: options.agentSessionUid,
-      messageId: options.messageId,
-      taskId: options.taskId,
-      budget: options.budget,
-      deadlineMillis: now + Duration.toMillis(options.budget.total),
-      step: yield* Ref.make(options.step),
-      sent: yield* Ref.make(false),
-      waitingFor: yield* Ref.make(Option.none<RuntimeAccess.Transient>()),
-      sessionWaitingFor: options.sessionWaitingFor ?? (yield* SubscriptionRef.make(Option.none<SessionWait>())),
-      lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>())
-    }
-  })
-
-/** @internal */
-export const remainingMillis = (call: Call): Effect.Effect<number> =>
-  Effect.map(Clock.currentTimeMillis, (now) => call.deadlineMillis - now)
-
-/** @internal */
-export const enterStep = (call: Call, step: A2AStep): Effect.Effect<void> => Ref.set(call.step, step)
-
-/** @internal */
-export const spanAttributes = (call: Call, attempt?: number): Record<string, string | number> => ({
-  "a2a.session_uid": call.agentSessionUid,
-  ...(call.messageId === undefined ? {} : { "a2a.message_id": call.messageId }),
-  ...(call.taskId === undefined ? {} : { "a2a.task_id": call.taskId }),
-  ...(attempt === undefined ? {} : { "a2a.attempt": attempt })
-})
+import { type Call, remainingMillis } from "./callContext.js"
 
 /**
  * `AgentRuntimeNotReadyError` for a call still waiting for a transient runtime (nothing sent).
@@ -117,7 +39,7 @@ export const timeoutError = (
   seconds: number
 ): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
   Effect.gen(function*() {
-    const joined = Option.map(yield* Ref.get(call.sessionWaitingFor), (wait) => wait.transient)
+    const joined = Option.map(yield* Ref.get(call.session.wait), (wait) => wait.transient)
     const step = yield* Ref.get(call.step)
     const sent = yield* Ref.get(call.sent)
     const waitingFor = Option.orElse(yield* Ref.get(call.waitingFor), () => joined)
@@ -138,6 +60,18 @@ export const timeoutError = (
   })
 
 /**
+ * The timeout error of a phase limit (`read`, `response-head`): one that runs out together with the whole
+ * budget is reported as the budget.
+ *
+ * @internal
+ */
+export const phaseTimeoutError = (call: Call, limit: "read" | "response-head", seconds: number) =>
+  Effect.flatMap(remainingMillis(call), (remaining) =>
+    remaining <= 0
+      ? timeoutError(call, "total", call.budget.totalSeconds)
+      : timeoutError(call, limit, seconds))
+
+/**
  * Runs `effect` and fails with `onTimeout` if it has not ended after `duration`.
  *
  * @internal
@@ -152,13 +86,36 @@ export const timeoutWith = <A, E, R, E2>(
   )
 
 /**
- * The one total timeout around a whole call: discovery, resolution, the transient wait, the request and
- * the whole response body.
+ * The call's own ids (and its own `messageMayHaveBeenSent`, Task id and last Task) on an error. An error
+ * of a resolution shared with other calls (single flight) was raised by the call that led it; each call
+ * reports its own. The copy is built by the error's own Schema class, which validates it again.
  *
  * @internal
  */
-export const withinBudget = <A, E, R>(
+export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E> => {
+  if (error._tag === "A2AInputError") return Effect.succeed(error)
+  return Effect.gen(function*() {
+    const own: Record<string, unknown> = { agentSessionUid: call.agentSessionUid, messageId: call.messageId }
+    if ("messageMayHaveBeenSent" in error) own.messageMayHaveBeenSent = yield* Ref.get(call.sent)
+    if (error._tag === "A2ATimeoutError") {
+      own.taskId = call.taskId
+      own.lastTask = Option.getOrUndefined(yield* Ref.get(call.lastTask))
+    }
+    if (Object.entries(own).every(([field, value]) => Reflect.get(error, field) === value)) return error
+    return Reflect.construct(error.constructor, [{ ...error, ...own }]) as E
+  })
+}
+
+/**
+ * The one total timeout around a whole call (discovery, resolution, the transient wait, the request and the
+ * whole response body), and the one place its errors get the call's ids.
+ *
+ * @internal
+ */
+export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  timeoutWith(effect, call.budget.total, timeoutError(call, "total", call.budget.totalSeconds))
+  timeoutWith(effect, call.budget.total, timeoutError(call, "total", call.budget.totalSeconds)).pipe(
+    Effect.catchAll((error) => Effect.flip(stamp(call, error)))
+  )

@@ -18,7 +18,8 @@ import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { type Call, remainingMillis, spanAttributes, timeoutError } from "./budget.js"
+import { phaseTimeoutError, timeoutError } from "./budget.js"
+import { type Call, spanAttributes } from "./callContext.js"
 import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
 
 /** @internal */
@@ -142,12 +143,6 @@ export const exchange = (
     const sentBefore = options.carriesMessage === true
       ? yield* Ref.getAndSet(call.sent, true)
       : yield* Ref.get(call.sent)
-    // A phase limit that runs out together with the whole budget is reported as the budget.
-    const phaseTimeout = (limit: "read" | "response-head", seconds: number) =>
-      Effect.flatMap(remainingMillis(call), (remaining) =>
-        remaining <= 0
-          ? timeoutError(call, "total", call.budget.totalSeconds)
-          : timeoutError(call, limit, seconds))
     // With the platform's client span off (below), the trace context is propagated from this exchange's span.
     const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
     const span = propagate ? yield* Effect.option(Effect.currentSpan) : Option.none()
@@ -224,8 +219,8 @@ export const exchange = (
         now < deadline
           ? Effect.zipRight(Effect.sleep(Math.min(deadline - now, readMillis)), Effect.suspend(watchdog))
           : headArrived || connected
-          ? phaseTimeout("read", Duration.toSeconds(read))
-          : phaseTimeout("response-head", headSeconds))
+          ? phaseTimeoutError(call, "read", Duration.toSeconds(read))
+          : phaseTimeoutError(call, "response-head", headSeconds))
     return yield* Effect.raceFirst(
       Effect.locally(exchangeWith(progress), currentOnConnected, onConnected),
       watchdog()

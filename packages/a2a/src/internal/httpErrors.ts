@@ -16,7 +16,6 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError
 } from "../A2AError.js"
-import type { Call } from "./budget.js"
 import { describeBody, type HttpAnswer, jsonOf } from "./exchange.js"
 
 /** @internal */
@@ -88,7 +87,7 @@ export class RuntimeCredentialsRejected extends Data.TaggedError("RuntimeCredent
   readonly answer: HttpAnswer
 }> {}
 
-const classify = (call: Call, answer: HttpAnswer) => {
+const classify = (answer: HttpAnswer) => {
   const status = Option.match(jsonOf(answer), {
     onNone: (): RpcStatus => ({ message: undefined, errorInfo: Option.none() }),
     onSome: parseRpcStatus
@@ -98,8 +97,6 @@ const classify = (call: Call, answer: HttpAnswer) => {
     info,
     detail: status.message ?? describeBody(answer),
     fields: {
-      agentSessionUid: call.agentSessionUid,
-      messageId: call.messageId,
       method: answer.method,
       url: answer.url,
       status: answer.status
@@ -113,10 +110,9 @@ const classify = (call: Call, answer: HttpAnswer) => {
  * @internal
  */
 export const messageError = (
-  call: Call,
   answer: HttpAnswer
 ): A2AMessageLimitExceededError | ServerError | A2ARequestError => {
-  const { detail, fields, info } = classify(call, answer)
+  const { detail, fields, info } = classify(answer)
   if (
     answer.status === 504 && info !== undefined && info.reason === "MESSAGE_RESPONSE_LIMIT_EXCEEDED" &&
     info.domain === "mainsequence.ai"
@@ -138,11 +134,10 @@ export const messageError = (
  * @internal
  */
 export const taskError = (
-  call: Call,
   taskId: string,
   answer: HttpAnswer
 ): ServerError | TaskNotFoundError | TaskNotCancelableError | A2ARequestError => {
-  const { detail, fields, info } = classify(call, answer)
+  const { detail, fields, info } = classify(answer)
   if (answer.status >= 500) return new ServerError({ ...fields, origin: "runtime", reason: info?.reason, detail })
   if (info?.reason === "TASK_NOT_FOUND") {
     return new TaskNotFoundError({ ...fields, taskId, reason: info.reason, detail })

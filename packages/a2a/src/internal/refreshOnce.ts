@@ -1,42 +1,71 @@
 /**
- * Step 5 (SPEC §1.5): on a runtime 401/403, drop the cached access, resolve fresh access (steps 2–3, same
- * budget) and send once more. A second 401/403 is a `RuntimeAuthError`. Nothing else is retried.
+ * Step 5 (SPEC §1.5, §6) around steps 2–4: obtain access and send; on a runtime 401/403 drop the rejected
+ * access, obtain fresh access (same budget) and send once more. A second 401/403 drops that access too and
+ * is a `RuntimeAuthError`. Nothing else is retried, and no call sends with a token the runtime already
+ * rejected for the session.
  */
 import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import type { Call } from "./budget.js"
+import type { CallContext } from "./callContext.js"
 import { RuntimeCredentialsRejected } from "./httpErrors.js"
+import { obtainAccess, wasRejected } from "./obtainAccess.js"
+
+type Access = RuntimeAccessCache.CachedRuntimeAccess
+
+const sameToken = Redacted.getEquivalence(Equivalence.string)
+
+/** How many rejected tokens a session remembers. */
+const rememberedRejections = 16
 
 const isRejected = (u: unknown): u is RuntimeCredentialsRejected => u instanceof RuntimeCredentialsRejected
 
+/** Remembers the rejected token and drops the cached access if it still holds it. */
+const drop = (ctx: CallContext, rejected: Access) =>
+  Effect.gen(function*() {
+    yield* Ref.update(
+      ctx.session.rejectedTokens,
+      (tokens) => [rejected.token, ...tokens].slice(0, rememberedRejections)
+    )
+    const current = yield* ctx.cache.get(ctx.key)
+    if (Option.isNone(current) || sameToken(current.value.token, rejected.token)) yield* ctx.cache.invalidate(ctx.key)
+  })
+
+/** Fresh access after `rejected`: another call's replacement when there is one, else a fresh resolution. */
+const replace = (ctx: CallContext, rejected: Access) =>
+  Effect.gen(function*() {
+    yield* drop(ctx, rejected)
+    const current = yield* ctx.cache.get(ctx.key)
+    // Another call already replaced the rejected access: use its fresh one instead of resolving again.
+    if (Option.isSome(current) && !(yield* wasRejected(ctx, current.value))) return current.value
+    return yield* obtainAccess(ctx, true)
+  })
+
 /** @internal */
-export const refreshOnce = <A, E, R, E2, R2>(options: {
-  readonly call: Call
-  readonly access: RuntimeAccessCache.CachedRuntimeAccess
-  /** Drops the rejected cached access and resolves fresh access. */
-  readonly refresh: (
-    rejected: RuntimeAccessCache.CachedRuntimeAccess
-  ) => Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, E2, R2>
+export const refreshOnce = <A, E>(
+  ctx: CallContext,
   /** One attempt with the given access; every attempt must send identical bytes. */
-  readonly attempt: (
-    access: RuntimeAccessCache.CachedRuntimeAccess,
-    attempt: number
-  ) => Effect.Effect<A, E | RuntimeCredentialsRejected, R>
-}): Effect.Effect<A, E | E2 | RuntimeAuthError, R | R2> =>
-  options.attempt(options.access, 1).pipe(
-    Effect.catchIf(isRejected, () =>
-      Effect.flatMap(options.refresh(options.access), (fresh) =>
-        options.attempt(fresh, 2).pipe(
-          Effect.catchIf(isRejected, ({ answer }) =>
-            Effect.fail(
-              new RuntimeAuthError({
-                agentSessionUid: options.call.agentSessionUid,
-                messageId: options.call.messageId,
-                method: answer.method,
-                url: answer.url,
-                status: answer.status
-              })
-            ))
-        )))
-  )
+  send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeCredentialsRejected>
+): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> =>
+  Effect.gen(function*() {
+    const cached = yield* obtainAccess(ctx, false)
+    // A token another call saw rejected since this call obtained it is not sent again.
+    const first = (yield* wasRejected(ctx, cached)) ? yield* replace(ctx, cached) : cached
+    return yield* send(first, 1).pipe(
+      Effect.catchIf(isRejected, () =>
+        Effect.flatMap(replace(ctx, first), (fresh) =>
+          send(fresh, 2).pipe(
+            Effect.catchIf(isRejected, ({ answer }) =>
+              Effect.zipRight(
+                drop(ctx, fresh),
+                Effect.fail(
+                  new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status })
+                )
+              ))
+          )))
+    )
+  })

@@ -1,6 +1,6 @@
 /**
  * Step 2 (SPEC §3): one `POST {backend}/api/v1/agent-sessions/{uid}/resolve-runtime-access/`, decoded into
- * an admission decision. The cache lookup around it lives in the pipeline.
+ * an admission decision. The cache lookup and the shared wait around it live in `obtainAccess`.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -8,15 +8,14 @@ import * as Schema from "effect/Schema"
 import { BackendContractError } from "../A2AError.js"
 import * as RuntimeAccess from "../RuntimeAccess.js"
 import { schemaPath } from "./answers.js"
-import { type Call, enterStep, spanAttributes } from "./budget.js"
-import type { Env } from "./env.js"
+import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 
 /** @internal */
 export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess")(
-  function*(env: Env, call: Call, attempt: number) {
+  function*(call: CallContext, attempt: number) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
     yield* enterStep(call, "resolve-runtime-access")
-    const answer = yield* env.backend.request(
+    const answer = yield* call.backend.request(
       call,
       "resolve-runtime-access",
       "POST",
@@ -24,8 +23,6 @@ export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess")(
     )
     const contractError = (reason: string) =>
       new BackendContractError({
-        agentSessionUid: call.agentSessionUid,
-        messageId: call.messageId,
         url: answer.url,
         status: answer.status,
         reason

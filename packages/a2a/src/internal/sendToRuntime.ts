@@ -8,9 +8,8 @@ import { type A2AStep, InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
-import { type Call, enterStep, spanAttributes } from "./budget.js"
 import type { RequestBody } from "./buildRequestBody.js"
-import type { Env } from "./env.js"
+import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 import { exchange, joinUrl } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
 
@@ -45,18 +44,15 @@ export const runtimeRequest = (
  * @internal
  */
 export const runtimeExchange = (
-  env: Env,
-  call: Call,
+  call: CallContext,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
   carriesMessage = false
 ) =>
-  exchange(env.client, call, step, request, { maxResponseBytes: env.maxResponseBytes, carriesMessage }).pipe(
+  exchange(call.client, call, step, request, { maxResponseBytes: call.maxResponseBytes, carriesMessage }).pipe(
     Effect.catchTag("ResponseTooLarge", (error) =>
       Effect.fail(
         new InvalidA2AResponseError({
-          agentSessionUid: call.agentSessionUid,
-          messageId: call.messageId,
           url: error.url,
           status: error.status,
           rule: "response-too-large",
@@ -67,14 +63,14 @@ export const runtimeExchange = (
 
 /** @internal */
 export const sendToRuntime = Effect.fn("a2a.sendToRuntime")(
-  function*(env: Env, call: Call, access: RuntimeAccessCache.CachedRuntimeAccess, body: RequestBody, attempt: number) {
+  function*(call: CallContext, access: RuntimeAccessCache.CachedRuntimeAccess, body: RequestBody, attempt: number) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
     yield* enterStep(call, "send-message")
-    const answer = yield* runtimeExchange(env, call, "send-message", request, true)
+    const answer = yield* runtimeExchange(call, "send-message", request, true)
     return yield* checkRuntimeAnswer(
       answer,
-      (answer) => messageError(call, answer),
+      (answer) => messageError(answer),
       (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
     )
   }

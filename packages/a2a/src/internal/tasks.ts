@@ -7,23 +7,22 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type { TaskCallOptions } from "../A2AClient.js"
-import type { A2AStep } from "../A2AError.js"
+import type { A2AStep, TaskError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
-import {
-  type Call,
-  enterStep,
-  makeCall,
-  remainingMillis,
-  spanAttributes,
-  timeoutError,
-  withinBudget
-} from "./budget.js"
+import { timeoutError, withinBudget } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
-import type { Env } from "./env.js"
+import {
+  type CallContext,
+  type ClientEnv,
+  enterStep,
+  makeCallContext,
+  remainingMillis,
+  spanAttributes
+} from "./callContext.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
-import { withRuntimeAccess } from "./pipeline.js"
+import { refreshOnce } from "./refreshOnce.js"
 import { runtimeExchange, runtimeRequest } from "./sendToRuntime.js"
 
 /** The first interval of `waitForA2ATask`, its growth factor and its cap. */
@@ -31,30 +30,29 @@ const firstWaitMillis = 1_000
 const waitGrowth = 1.5
 const maxWaitMillis = 30_000
 
-const taskCall = <A, E>(
-  env: Env,
+const taskCall = <A, E extends TaskError>(
+  env: ClientEnv,
   agentSessionUid: string,
   taskId: string,
   options: TaskCallOptions | undefined,
-  run: (call: Call, taskId: string) => Effect.Effect<A, E>
+  run: (call: CallContext, taskId: string) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function*() {
     yield* env.ready
     const uid = yield* validateSessionUid(agentSessionUid)
     const id = yield* validateTaskId(taskId)
     const budget = yield* Timeout.toBudget(options?.timeout)
-    const call = yield* makeCall({
+    const call = yield* makeCallContext(env, {
       agentSessionUid: uid,
       taskId: id,
       budget,
-      step: "resolve-runtime-access",
-      sessionWaitingFor: yield* env.sessionWaitingFor(uid)
+      step: "resolve-runtime-access"
     })
     return yield* withinBudget(call, run(call, id))
   })
 
-const requestTask = (env: Env, call: Call, taskId: string, step: A2AStep, cancel: boolean) =>
-  withRuntimeAccess(env, call, (access, attempt) =>
+const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: boolean) =>
+  refreshOnce(call, (access, attempt) =>
     Effect.gen(function*() {
       yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
       yield* enterStep(call, step)
@@ -62,10 +60,10 @@ const requestTask = (env: Env, call: Call, taskId: string, step: A2AStep, cancel
       const request = cancel
         ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
         : runtimeRequest(access, "GET", path, undefined)
-      const answer = yield* runtimeExchange(env, call, step, request)
+      const answer = yield* runtimeExchange(call, step, request)
       const task = yield* checkRuntimeAnswer(
         answer,
-        (answer) => taskError(call, taskId, answer),
+        (answer) => taskError(taskId, answer),
         (answer) => decodeTaskAnswer(call, answer)
       )
       yield* Ref.set(call.lastTask, Option.some(task))
@@ -73,14 +71,14 @@ const requestTask = (env: Env, call: Call, taskId: string, step: A2AStep, cancel
     }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask")))
 
 /** @internal */
-export const getTask = (env: Env, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
-  taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(env, call, id, "get-task", false)).pipe(
+export const getTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
+  taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(call, id, "get-task", false)).pipe(
     Effect.withSpan("a2a.getA2ATask")
   )
 
 /** @internal */
-export const cancelTask = (env: Env, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
-  taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(env, call, id, "cancel-task", true)).pipe(
+export const cancelTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
+  taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(call, id, "cancel-task", true)).pipe(
     Effect.withSpan("a2a.cancelA2ATask")
   )
 
@@ -91,12 +89,12 @@ export const cancelTask = (env: Env, agentSessionUid: string, taskId: string, op
  *
  * @internal
  */
-export const waitForTask = (env: Env, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
+export const waitForTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
   taskCall(env, agentSessionUid, taskId, options, (call, id) =>
     Effect.gen(function*() {
       let interval = firstWaitMillis
       for (;;) {
-        const task = yield* requestTask(env, call, id, "wait-task", false)
+        const task = yield* requestTask(call, id, "wait-task", false)
         if (A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task)) return task
         yield* enterStep(call, "wait-task")
         const remaining = yield* remainingMillis(call)

@@ -9,12 +9,11 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { BackendContractError, TaskModeNotSupportedError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
-import { type Call, enterStep, spanAttributes } from "./budget.js"
-import type { Env } from "./env.js"
+import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 
-const discoverProfile = (env: Env, call: Call) =>
+const discoverProfile = (call: CallContext) =>
   Effect.gen(function*() {
-    const session = yield* env.backend.request(
+    const session = yield* call.backend.request(
       call,
       "discover-agent",
       "GET",
@@ -23,15 +22,13 @@ const discoverProfile = (env: Env, call: Call) =>
     const agentUid = session.json["agent_uid"]
     if (!(Predicate.isString(agentUid) && agentUid.trim() !== "") && !Predicate.isNumber(agentUid)) {
       return yield* new BackendContractError({
-        agentSessionUid: call.agentSessionUid,
-        messageId: call.messageId,
         url: session.url,
         status: session.status,
         reason: "the Agent session has no agent_uid"
       })
     }
     const uid = String(agentUid).trim()
-    const agent = yield* env.backend.request(
+    const agent = yield* call.backend.request(
       call,
       "discover-agent",
       "GET",
@@ -42,8 +39,6 @@ const discoverProfile = (env: Env, call: Call) =>
     const profile = yield* Schema.decodeUnknown(A2AProtocol.A2AProfile)(raw).pipe(
       Effect.mapError(() =>
         new BackendContractError({
-          agentSessionUid: call.agentSessionUid,
-          messageId: call.messageId,
           url: agent.url,
           status: agent.status,
           reason: "the Agent's a2a_profile does not match the A2A profile shape"
@@ -60,11 +55,11 @@ const discoverProfile = (env: Env, call: Call) =>
  * @internal
  */
 export const ensureTaskSupport = Effect.fn("a2a.discoverAgent")(
-  function*(env: Env, call: Call, given: A2AProtocol.A2AProfile | undefined) {
+  function*(call: CallContext, given: A2AProtocol.A2AProfile | undefined) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call))
     yield* enterStep(call, "discover-agent")
     const { agentUid, profile } = given === undefined
-      ? yield* discoverProfile(env, call)
+      ? yield* discoverProfile(call)
       : { agentUid: undefined, profile: Option.some(given) }
     const kinds = Option.match(profile, {
       onNone: (): ReadonlyArray<string> => ["message"],
@@ -72,8 +67,6 @@ export const ensureTaskSupport = Effect.fn("a2a.discoverAgent")(
     })
     if (!kinds.includes("task")) {
       return yield* new TaskModeNotSupportedError({
-        agentSessionUid: call.agentSessionUid,
-        messageId: call.messageId,
         agentUid,
         supportedResponseKinds: kinds
       })

@@ -1,0 +1,157 @@
+/**
+ * The one value every step of a call receives: the client's environment (HTTP client, backend client,
+ * cache, the session's shared state) and the state of this call (ids, budget, step under way, whether the
+ * message may have been sent).
+ */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import * as Clock from "effect/Clock"
+import type * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import * as SynchronizedRef from "effect/SynchronizedRef"
+import type { A2AInputError, A2AStep } from "../A2AError.js"
+import type * as A2AProtocol from "../A2AProtocol.js"
+import type * as RuntimeAccess from "../RuntimeAccess.js"
+import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
+import type * as Timeout from "../Timeout.js"
+import type { BackendClient } from "./backendClient.js"
+
+/**
+ * A transient answer of a session's resolution, and when the platform asked to be asked again.
+ *
+ * @internal
+ */
+export interface SessionWait {
+  readonly transient: RuntimeAccess.Transient
+  /** Clock millis of the next resolve: the resolve time plus `retry_after_ms`. */
+  readonly retryAtMillis: number
+  readonly attempt: number
+}
+
+/**
+ * What the calls to one session share (the client's one per-session registry holds it): the resolution
+ * under way (single flight), the last transient answer of that resolution whichever call leads it, and
+ * the tokens the runtime rejected.
+ *
+ * @internal
+ */
+export interface SharedSession {
+  readonly flight: SynchronizedRef.SynchronizedRef<
+    Option.Option<Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>>
+  >
+  readonly wait: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>
+  readonly rejectedTokens: Ref.Ref<ReadonlyArray<Redacted.Redacted<string>>>
+}
+
+/** @internal */
+export const makeSharedSession: Effect.Effect<SharedSession> = Effect.all({
+  flight: SynchronizedRef.make(
+    Option.none<Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>>()
+  ),
+  wait: SubscriptionRef.make(Option.none<SessionWait>()),
+  rejectedTokens: Ref.make<ReadonlyArray<Redacted.Redacted<string>>>([])
+})
+
+/**
+ * The client's environment, the same for all its calls.
+ *
+ * @internal
+ */
+export interface ClientEnv {
+  readonly client: HttpClient.HttpClient
+  readonly backend: BackendClient
+  readonly cache: RuntimeAccessCache.Service
+  /** Fails when the client's options are unusable (blank backend URL or access token). */
+  readonly ready: Effect.Effect<void, A2AInputError>
+  /** The cache key of a session: a hash of backend URL, user and session uid. */
+  readonly cacheKey: (agentSessionUid: string) => string
+  /** The largest answer read, in bytes. */
+  readonly maxResponseBytes: number
+  /** The client's one per-session registry. */
+  readonly sharedSession: (agentSessionUid: string) => Effect.Effect<SharedSession>
+}
+
+/**
+ * The state of one call.
+ *
+ * @internal
+ */
+export interface Call {
+  readonly agentSessionUid: string
+  readonly messageId: string | undefined
+  readonly taskId: string | undefined
+  readonly budget: Timeout.Budget
+  readonly deadlineMillis: number
+  readonly step: Ref.Ref<A2AStep>
+  readonly sent: Ref.Ref<boolean>
+  /** The last transient answer while waiting for the runtime, cleared once admitted. */
+  readonly waitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
+  /** What the calls to this session share; a call that joined another call's wait sees the wait it is in. */
+  readonly session: SharedSession
+  readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
+}
+
+/**
+ * One call and the client's environment, passed to each step.
+ *
+ * @internal
+ */
+export interface CallContext extends Call, ClientEnv {
+  /** This session's cache key. */
+  readonly key: string
+}
+
+interface CallOptions {
+  readonly agentSessionUid: string
+  readonly messageId?: string | undefined
+  readonly taskId?: string | undefined
+  readonly budget: Timeout.Budget
+  readonly step: A2AStep
+}
+
+/** @internal */
+export const makeCall = (
+  options: CallOptions & { readonly session?: SharedSession | undefined }
+): Effect.Effect<Call> =>
+  Effect.gen(function*() {
+    const now = yield* Clock.currentTimeMillis
+    return {
+      agentSessionUid: options.agentSessionUid,
+      messageId: options.messageId,
+      taskId: options.taskId,
+      budget: options.budget,
+      deadlineMillis: now + Duration.toMillis(options.budget.total),
+      step: yield* Ref.make(options.step),
+      sent: yield* Ref.make(false),
+      waitingFor: yield* Ref.make(Option.none<RuntimeAccess.Transient>()),
+      session: options.session ?? (yield* makeSharedSession),
+      lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>())
+    }
+  })
+
+/** @internal */
+export const makeCallContext = (env: ClientEnv, options: CallOptions): Effect.Effect<CallContext> =>
+  Effect.gen(function*() {
+    const session = yield* env.sharedSession(options.agentSessionUid)
+    const call = yield* makeCall({ ...options, session })
+    return { ...env, ...call, key: env.cacheKey(options.agentSessionUid) }
+  })
+
+/** @internal */
+export const remainingMillis = (call: Call): Effect.Effect<number> =>
+  Effect.map(Clock.currentTimeMillis, (now) => call.deadlineMillis - now)
+
+/** @internal */
+export const enterStep = (call: Call, step: A2AStep): Effect.Effect<void> => Ref.set(call.step, step)
+
+/** @internal */
+export const spanAttributes = (call: Call, attempt?: number): Record<string, string | number> => ({
+  "a2a.session_uid": call.agentSessionUid,
+  ...(call.messageId === undefined ? {} : { "a2a.message_id": call.messageId }),
+  ...(call.taskId === undefined ? {} : { "a2a.task_id": call.taskId }),
+  ...(attempt === undefined ? {} : { "a2a.attempt": attempt })
+})
