@@ -41,23 +41,36 @@ describe("follow-up turns (SPEC §7)", () => {
       }))
     }).pipe(Effect.provide(taskAgent)))
 
-  it.effect("an answer that is another Task → InvalidA2AResponseError (rule task-id) naming both ids", () =>
-    Effect.gen(function*() {
+  it.effect("an answer that is another Task → InvalidA2AResponseError (rule task-id) naming both ids", () => {
+    let sends = 0
+    return Effect.gen(function*() {
       const a2a = yield* client
-      // The simulated Agent (without a follow-up scenario) starts a new Task with its own id.
       const error = yield* Effect.flip(
-        a2a.sendA2AMessage(sessionUid, { message: "Blue", responseKind: "task", taskId: "task-42" })
+        a2a.sendA2AMessage(sessionUid, {
+          message: "Blue",
+          responseKind: "task",
+          taskId: "task-42",
+          agentProfile: profile
+        })
       )
       expect(error._tag).toBe("InvalidA2AResponseError")
       if (error._tag !== "InvalidA2AResponseError") return
       expect(error.rule).toBe("task-id")
       expect(error.messageId).toBeDefined()
       expect(error.message).toContain(
-        "the answer to a follow-up turn for Task \"task-42\" is another Task (id \""
+        "the answer to a follow-up turn for Task \"task-42\" is another Task (id \"task-99\")"
       )
       expect(error.message).toContain("it must be the same Task")
-      expect((yield* runtimeSends).length).toBe(1)
-    }).pipe(Effect.provide(taskAgent)))
+      expect(sends).toBe(1)
+    }).pipe(
+      Effect.provide(fakeRuntime((request) => {
+        sends++
+        return Effect.succeed(jsonResponse(request, 200, {
+          task: { id: "task-99", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
+        }))
+      }))
+    )
+  })
 
   it.effect("the same Task answered is returned, typed as a Task without a cast", () => {
     const task = (id: string): A2AProtocol.Task => ({
