@@ -1,13 +1,19 @@
 /**
  * The main job: start the local reference platform, then drive the real `mainsequence` CLI against it —
- * a send to a session whose runtime cold-starts, a strict-dictionary send, and a long job that outlasts
- * the Message limit as a direct Message but completes as a Task (send, then wait).
+ * a send to a session whose runtime cold-starts, a strict-dictionary send, a long job that outlasts
+ * the Message limit as a direct Message but completes as a Task (send, then wait), and a Task that asks for
+ * input and completes after a follow-up turn (`send --task-id`).
  */
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as Command from "@effect/platform/Command"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { demoSessionUids, demoUserAccessToken, serveReferencePlatform } from "@mainsequence/a2a-testing/node"
+import {
+  demoInputRequiredQuestion,
+  demoSessionUids,
+  demoUserAccessToken,
+  serveReferencePlatform
+} from "@mainsequence/a2a-testing/node"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
@@ -26,6 +32,8 @@ interface Step {
   readonly expectExit: number
   /** Pick a value out of the step's stdout for later steps. */
   readonly capture?: (stdout: string) => string
+  /** The exact stdout (trimmed) the step is meant to print. */
+  readonly expectStdout?: string
 }
 
 const runStep = (env: Record<string, string>, step: Step) =>
@@ -41,6 +49,11 @@ const runStep = (env: Record<string, string>, step: Step) =>
     yield* Console.log(stdout.trimEnd())
     if (exitCode !== step.expectExit) {
       return yield* Effect.dieMessage(`"${step.title}" exited ${exitCode}, expected ${step.expectExit}`)
+    }
+    if (step.expectStdout !== undefined && stdout.trim() !== step.expectStdout) {
+      return yield* Effect.dieMessage(
+        `"${step.title}" printed ${JSON.stringify(stdout)}, expected ${step.expectStdout}`
+      )
     }
     return step.capture?.(stdout) ?? ""
   }).pipe(Effect.scoped)
@@ -103,7 +116,8 @@ const main = Effect.gen(function*() {
   yield* run({
     title: `A long job as a direct Message hits the ${messageLimitSeconds} s Message limit`,
     args: ["agent", "session", "a2a", "send", demoSessionUids.taskJob, "--message", "Run the long report"],
-    expectExit: 1
+    // SPEC §8: out of time or over the Message limit
+    expectExit: 5
   })
   const taskId = yield* run({
     title: "The same job as a Task",
@@ -125,6 +139,46 @@ const main = Effect.gen(function*() {
     title: "Wait for the Task to finish",
     args: ["agent", "session", "a2a", "task", "wait", demoSessionUids.taskJob, taskId, "--output", "text"],
     expectExit: 0
+  })
+
+  const a2a = ["agent", "session", "a2a"]
+  const asking = demoSessionUids.inputRequired
+  const askingTaskId = yield* run({
+    title: "A Task whose Agent will ask for input",
+    args: [...a2a, "send", asking, "--message", "Write the quarterly report", "--response-kind", "task"],
+    expectExit: 0,
+    capture: taskIdOf
+  })
+  yield* run({
+    title: "Wait: the Task stops at INPUT_REQUIRED and prints the Agent's question",
+    args: [...a2a, "task", "wait", asking, askingTaskId, "--output", "text"],
+    expectExit: 0,
+    expectStdout: demoInputRequiredQuestion
+  })
+  const answeredTaskId = yield* run({
+    title: "Answer it: a follow-up turn for the same Task (--task-id)",
+    args: [
+      ...a2a,
+      "send",
+      asking,
+      "--message",
+      "Europe",
+      "--response-kind",
+      "task",
+      "--task-id",
+      askingTaskId
+    ],
+    expectExit: 0,
+    capture: taskIdOf
+  })
+  if (answeredTaskId !== askingTaskId) {
+    return yield* Effect.dieMessage(`the follow-up answered Task ${answeredTaskId}, not ${askingTaskId}`)
+  }
+  yield* run({
+    title: "Wait again: the Task completes with the answer",
+    args: [...a2a, "task", "wait", asking, answeredTaskId, "--output", "text"],
+    expectExit: 0,
+    expectStdout: "Report ready for: Europe"
   })
   yield* Console.log("\nDemo finished; the reference platform stops.")
 }).pipe(Effect.scoped, Effect.provide(NodeContext.layer))

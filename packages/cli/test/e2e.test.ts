@@ -3,7 +3,7 @@
  * over real HTTP on 127.0.0.1 (real clock). Every run has its own MAINSEQUENCE_CONFIG_DIR.
  */
 import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
-import { demoSessionUids } from "@mainsequence/a2a-testing/node"
+import { demoInputRequiredQuestion, demoSessionUids } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
@@ -524,10 +524,10 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     }), 60_000)
 
   it.scopedLive(
-    "Task mode: send --response-kind task, then task get, wait and cancel; a follow-up turn",
+    "Task mode: send --response-kind task, then task get, wait and cancel",
     () =>
       Effect.gen(function*() {
-        const { env, platform } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
+        const { env } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
         const dir = configDir()
         const uid = taskSession.sessionUid
         const started = yield* runCliProcess(send(uid, "--message", "a job", "--response-kind", "task"), {
@@ -572,31 +572,102 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect(notSupported.code).toBe(1)
         expect(notSupported.stderr).toMatch(/does not support Task mode/)
 
-        // A follow-up turn: message.taskId and message.referenceTaskIds on the wire, in Task mode. The Task is
-        // unknown to the runtime, so the answer is not that Task: exit 1 with the message id line.
-        const followUp = yield* runCliProcess(
+        collectTokens(dir)
+      }),
+    90_000
+  )
+
+  it.scopedLive(
+    "a follow-up turn (SPEC §7): wait stops at INPUT_REQUIRED with the question, send --task-id answers the same " +
+      "Task, wait → COMPLETED; an unknown Task id → exit 1, TASK_NOT_FOUND",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform({ sessions: [taskSession] })
+        const dir = configDir()
+        const uid = demoSessionUids.inputRequired
+        const started = yield* runCliProcess(send(uid, "--message", "Write the report", "--response-kind", "task"), {
+          configDir: dir,
+          env
+        })
+        expect(started.code, started.stderr).toBe(0)
+        const taskId = taskIdOf(printedTask(started.stdout))
+
+        const asked = yield* runCliProcess(task("wait", uid, taskId, "--timeout", "20"), { configDir: dir, env })
+        expect([asked.code, asked.stderr]).toEqual([0, ""])
+        expect(printedTask(asked.stdout)).toMatchObject({
+          id: taskId,
+          contextId: uid,
+          status: {
+            state: "TASK_STATE_INPUT_REQUIRED",
+            message: { role: "ROLE_AGENT", parts: [{ text: demoInputRequiredQuestion }] }
+          }
+        })
+        const askedText = yield* runCliProcess(task("get", uid, taskId, "--output", "text"), { configDir: dir, env })
+        expect([askedText.code, askedText.stdout]).toEqual([0, `${demoInputRequiredQuestion}\n`])
+
+        // An earlier Task of another session, to reference: message.referenceTaskIds is copied as given.
+        const other = yield* runCliProcess(
+          send(taskSession.sessionUid, "--message", "earlier", "--response-kind", "task"),
+          { configDir: dir, env }
+        )
+        const earlierId = taskIdOf(printedTask(other.stdout))
+        const answered = yield* runCliProcess(
           send(
             uid,
             "--message",
-            "blue",
+            "Europe",
             "--response-kind",
             "task",
             "--task-id",
-            "task-unknown",
+            taskId,
             "--reference-task-id",
-            createdId,
+            earlierId,
             "--message-id",
             "msg-follow-up-1"
           ),
           { configDir: dir, env }
         )
-        expect(followUp.code).toBe(1)
-        expect(linesOf(followUp.stderr)[1]).toBe("A2A message id for request retry: msg-follow-up-1")
-        const followUpBody = (yield* platform.requestLog).find((entry) => entry.messageId === "msg-follow-up-1")
-        expect(JSON.parse(followUpBody?.bodyText ?? "{}")).toMatchObject({
-          message: { taskId: "task-unknown", referenceTaskIds: [createdId] },
+        expect([answered.code, answered.stderr]).toEqual([0, ""])
+        expect(printedTask(answered.stdout)).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } })
+        const followUpSend = (yield* platform.requestLog).filter((entry) => entry.messageId === "msg-follow-up-1")
+        expect(followUpSend.map((entry) => [entry.route, entry.status])).toEqual([["message-send", 200]])
+        expect(JSON.parse(followUpSend[0]?.bodyText ?? "{}")).toMatchObject({
+          message: { taskId, referenceTaskIds: [earlierId], parts: [{ text: "Europe" }] },
           configuration: { responseKind: "task" }
         })
+
+        const done = yield* runCliProcess(task("wait", uid, taskId, "--timeout", "20"), { configDir: dir, env })
+        expect([done.code, done.stderr]).toEqual([0, ""])
+        expect(printedTask(done.stdout)).toMatchObject({
+          id: taskId,
+          status: { state: "TASK_STATE_COMPLETED" },
+          artifacts: [{ parts: [{ text: "Report ready for: Europe" }] }]
+        })
+
+        const unknown = yield* runCliProcess(
+          send(
+            uid,
+            "--message",
+            "Europe",
+            "--response-kind",
+            "task",
+            "--task-id",
+            "task-unknown",
+            "--message-id",
+            "msg-follow-up-2"
+          ),
+          { configDir: dir, env }
+        )
+        expect(unknown.code).toBe(1)
+        expect(unknown.stdout).toBe("")
+        // On message:send the SDK reports the runtime's refusal as A2ARequestError, with its reason and detail.
+        expect(linesOf(unknown.stderr)).toEqual([
+          `The Agent runtime refused the request (404 TASK_NOT_FOUND): Task task-unknown was not found. (session ${uid})`,
+          "A2A message id for request retry: msg-follow-up-2"
+        ])
+        const unknownSend = (yield* platform.requestLog).filter((entry) => entry.messageId === "msg-follow-up-2")
+        expect(unknownSend.map((entry) => [entry.route, entry.status])).toEqual([["message-send", 404]])
+        expect(JSON.parse(unknownSend[0]?.bodyText ?? "{}")).toMatchObject({ message: { taskId: "task-unknown" } })
         collectTokens(dir)
       }),
     90_000
