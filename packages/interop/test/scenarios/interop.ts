@@ -292,6 +292,47 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
     }
   },
   {
+    name: "SDK: Task mode — a follow-up turn (taskId) answers an INPUT_REQUIRED Task; the same Task completes",
+    run: async (ctx) => {
+      const stage = await officialStage(ctx)
+      const { official } = stage
+      const run = await runSdk(
+        ctx.captured,
+        "follow-up",
+        { backendUrl: stage.backendUrl },
+        (client) =>
+          Effect.gen(function*() {
+            const asked = yield* client.sendA2AMessage(sessionUid, { message: "input", responseKind: "task" })
+            const answered = yield* client.sendA2AMessage(sessionUid, {
+              message: "the blue one",
+              responseKind: "task",
+              taskId: asked.id
+            })
+            const got = yield* client.getA2ATask(sessionUid, asked.id)
+            return { asked, answered, got }
+          })
+      )
+      const { answered, asked, got } = successOf(run)
+      assertTask(asked)
+      expect(asked.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+      expect(A2AProtocol.isInterrupted(asked)).toBe(true)
+      expect(A2AProtocol.textOf(asked)).toEqual(["which one?"])
+      assertTask(answered)
+      expect(answered.id).toBe(asked.id)
+      expect(answered.contextId).toBe(sessionUid)
+      expect(answered.status.state).toBe("TASK_STATE_COMPLETED")
+      expect(A2AProtocol.textOf(answered)).toEqual(["answered: the blue one", "result for the blue one"])
+      assertTask(got)
+      expect(got.status.state).toBe("TASK_STATE_COMPLETED")
+      // on the wire: the second turn names the Task, in Task mode, in the session's context
+      const sends = official.sends().map((r) => parse(r.body))
+      expect(sends).toHaveLength(2)
+      expect((sends[0]?.["message"] as Json)["taskId"]).toBeUndefined()
+      expect(sends[1]?.["message"]).toMatchObject({ taskId: asked.id, contextId: sessionUid, role: "ROLE_USER" })
+      expect(sends[1]?.["configuration"]).toMatchObject({ responseKind: "task" })
+    }
+  },
+  {
     name: "SDK: Task mode — wait follows a WORKING Task until it completes",
     run: async (ctx) => {
       const stage = await officialStage(ctx)
