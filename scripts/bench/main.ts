@@ -8,15 +8,12 @@
  *   pnpm bench --only=per-send,concurrency,cli,memory,simulated-time,profile
  *   pnpm bench --profile        also CPU-profile our per-send path and summarise it
  *   pnpm bench --json=out.json  also write the raw numbers
- *   pnpm bench --experiment=fix:memo+hoist,w:watchdog   per-send of patched SDK copies (see experiments.ts);
- *                               runs only that unless --only says more
  */
 import { writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import * as os from "node:os"
 import { cliColdStart } from "./cliColdStart.js"
 import { concurrency } from "./concurrency.js"
-import { experiments, parseSpecs } from "./experiments.js"
 import { startServerChild } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
 import { memory } from "./memory.js"
@@ -35,7 +32,6 @@ const short = flag("short") !== undefined || (process.env.BENCH_SHORT !== undefi
 const only = flag("only")?.split(",").filter((s) => s !== "")
 const profile = flag("profile") !== undefined || (only?.includes("profile") ?? false)
 const jsonOut = flag("json")
-const experimentSpecs = flag("experiment")
 
 const require = createRequire(import.meta.url)
 const resolvable = (spec: string): boolean => {
@@ -78,16 +74,7 @@ const main = async () => {
   const sections: Array<Section> = []
   const failures: Array<string> = []
   try {
-    if (experimentSpecs !== undefined) {
-      try {
-        sections.push(await experiments(ctx, parseSpecs(experimentSpecs)))
-      } catch (e) {
-        failures.push("experiments")
-        log(`experiments: FAILED: ${e instanceof Error ? e.message : String(e)}`)
-      }
-    }
     for (const b of benches) {
-      if (experimentSpecs !== undefined && only === undefined) break
       if (only !== undefined && !only.includes(b.id)) continue
       if (b.id === "profile" && !profile && (short || !sdkAvailable)) continue
       const t0 = performance.now()

@@ -1,24 +1,29 @@
 /**
  * The harness itself: the official A2A v1 server answers hand-made requests the way the SDK will see them,
- * the minimal backend hands out its rpc_url, and the fault runtime plays its faults.
+ * the reference platform's backend hands out its rpc_url, and the fault runtime plays its faults.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { assertMessage, assertTask, validateSendMessageRequestBytes } from "./support/a2aSchema.js"
-import { type Backend, ready, startBackend } from "./support/backend.js"
+import { assertMessage, assertTask, sendMessageRequestProblems } from "./support/conformance.js"
 import { startFaultRuntime } from "./support/faultRuntime.js"
 import { type OfficialServer, startOfficialServer } from "./support/officialServer.js"
+import { type ReferenceBackend, startReferenceBackend } from "./support/referenceBackend.js"
+import { secrets } from "./support/secrets.js"
 import { closedPort } from "./support/wire.js"
 
 const uid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 const runtimeToken = "harness-runtime-token"
 
 let official: OfficialServer
-let backend: Backend
+let backend: ReferenceBackend
 
 beforeAll(async () => {
   official = await startOfficialServer({ tokens: [runtimeToken], slowTaskMs: 300 })
-  backend = await startBackend({ accessTokens: ["harness-user-token"] })
-  backend.addSession({ uid, resolve: () => ready(official.rpcUrl(), runtimeToken) })
+  backend = await startReferenceBackend([{
+    sessionUid: uid,
+    agentUid: "6a2b3c4d-5e6f-4a7b-8c9d-0e1f2a3b4c5d",
+    serviceUid: "7b3c4d5e-6f7a-4b8c-9d0e-1f2a3b4c5d6e",
+    rpcUrl: official.rpcUrl()
+  }])
 })
 afterAll(async () => {
   await official.close()
@@ -45,7 +50,7 @@ const send = (rpcUrl: string, bytes: string, headers: Record<string, string> = a
 describe("harness: official @a2a-js/sdk server", () => {
   it("answers a SPEC §2 body with a Message echoing the contextId, media type with charset", async () => {
     const bytes = body("hello")
-    expect(validateSendMessageRequestBytes(bytes)).toEqual([])
+    expect(sendMessageRequestProblems(bytes)).toEqual([])
     const res = await send(official.rpcUrl(), bytes)
     expect(res.status).toBe(200)
     expect(res.headers.get("content-type")).toBe("application/a2a+json; charset=utf-8")
@@ -116,10 +121,14 @@ describe("harness: official @a2a-js/sdk server", () => {
   })
 })
 
-describe("harness: minimal backend and fault runtime", () => {
+describe("harness: reference platform backend and fault runtime", () => {
   it("resolves runtime access to the official server's rpc_url; 401 without the user token", async () => {
-    const url = `${backend.origin}/api/v1/agent-sessions/${uid}/resolve-runtime-access/`
-    const ok = await fetch(url, { method: "POST", headers: { authorization: "Bearer harness-user-token" }, body: "{}" })
+    const url = `${backend.url}/api/v1/agent-sessions/${uid}/resolve-runtime-access/`
+    const ok = await fetch(url, {
+      method: "POST",
+      headers: { authorization: `Bearer ${secrets.userAccess}` },
+      body: "{}"
+    })
     expect(await ok.json()).toMatchObject({ rpc_url: official.rpcUrl(), runtime_interaction: { can_submit: true } })
     const denied = await fetch(url, { method: "POST", body: "{}" })
     expect(denied.status).toBe(401)

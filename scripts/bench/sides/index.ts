@@ -11,10 +11,8 @@ export type SideName =
   | "ours-notracer"
   | "effect-http"
   | "effect-http-notracer"
-  | `exp:${string}`
 
 export const makeSide = async (name: SideName, target: Target): Promise<Side> => {
-  if (name.startsWith("exp:")) return (await import("./exp.js")).makeExp(target, name.slice("exp:".length))
   switch (name) {
     case "floor":
       return (await import("./floor.js")).makeFloor(target)

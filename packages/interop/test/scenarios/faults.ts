@@ -4,12 +4,12 @@
  * line), and with the number of sends the SPEC allows, counted on the server side.
  */
 import { type A2AClient, A2AError, Attachment, type Timeout } from "@mainsequence/a2a"
+import type { SessionScenario } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { expect } from "vitest"
-import { type Backend, type BackendReply, ready, startBackend } from "../support/backend.js"
 import {
   cacheFileName,
   captureCli,
@@ -20,12 +20,14 @@ import {
   runCli
 } from "../support/cli.js"
 import { type Fault, type FaultRuntime, startFaultRuntime } from "../support/faultRuntime.js"
+import { type ReferenceBackend, referenceBackend } from "../support/referenceBackend.js"
 import type { Scenario, ScenarioContext } from "../support/scenario.js"
 import { runSdk } from "../support/sdk.js"
-import { secrets } from "../support/secrets.js"
 import { closedPort, must, type RecordedRequest, until } from "../support/wire.js"
 
 export const sessionUid = "3c9e1f2a-6b7d-4c8e-9f0a-1b2c3d4e5f60"
+const agentUid = "4d0f2a3b-7c8e-4d9f-8a1b-2c3d4e5f6a71"
+const serviceUid = "5e1a3b4c-8d9f-4e0a-9b2c-3d4e5f6a7b82"
 const uuidV4Id = /^msg-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /**
@@ -36,7 +38,7 @@ const sdkSlackMs = 2_000
 const cliSlackMs = 2_000
 
 interface Stage {
-  readonly backend: Backend
+  readonly backend: ReferenceBackend
   readonly runtime: FaultRuntime | undefined
 }
 
@@ -45,7 +47,8 @@ const stage = async (
   options: {
     readonly plan?: (n: number) => Fault
     readonly rpcUrl?: string
-    readonly resolve?: (n: number, rpcUrl: string) => BackendReply
+    /** How the backend plays the session (default: ready, one runtime token until it is rejected). */
+    readonly session?: Pick<SessionScenario.SessionScenarioInput, "backend" | "token">
   }
 ): Promise<Stage> => {
   let runtime: FaultRuntime | undefined
@@ -55,14 +58,8 @@ const stage = async (
     ctx.defer(() => started.close())
     ctx.watch(started.requests)
   }
-  const backend = await startBackend({ accessTokens: [secrets.userAccess] })
-  ctx.defer(() => backend.close())
-  ctx.watch(backend.requests)
   const rpcUrl = options.rpcUrl ?? must(runtime, "a runtime or an rpcUrl").rpcUrl
-  backend.addSession({
-    uid: sessionUid,
-    resolve: (n) => options.resolve?.(n, rpcUrl) ?? ready(rpcUrl, secrets.runtimeOne)
-  })
+  const backend = await referenceBackend(ctx, [{ sessionUid, agentUid, serviceUid, rpcUrl, ...options.session }])
   return { backend, runtime }
 }
 
@@ -303,7 +300,7 @@ export const faultCases: ReadonlyArray<FaultCase> = [
   },
   {
     name: "a backend that hangs",
-    setup: (ctx) => stage(ctx, { plan: () => "ok", resolve: () => ({ _tag: "hang" }) }),
+    setup: (ctx) => stage(ctx, { plan: () => "ok", session: { backend: { resolveDelay: "forever" } } }),
     sdkTimeout: 1.5,
     cliTimeout: 1.5,
     budgetMs: 1_500,
@@ -319,12 +316,9 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     setup: (ctx) =>
       stage(ctx, {
         plan: () => "ok",
-        resolve: () => ({
-          _tag: "json",
-          status: 503,
-          body: { detail: "The platform is under maintenance." },
-          headers: { "retry-after": "30" }
-        })
+        session: {
+          backend: { resolveFault: { status: 503, detail: "The platform is under maintenance.", retryAfter: "30" } }
+        }
       }),
     sdkTimeout: 10,
     cliTimeout: 10,
@@ -343,7 +337,8 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     setup: (ctx) =>
       stage(ctx, {
         plan: (n) => n === 0 ? "unauthorized" : "head-never-comes",
-        resolve: (n, rpcUrl) => ready(rpcUrl, n === 0 ? secrets.runtimeStale : secrets.runtimeTwo)
+        // a fresh runtime token on every resolve: the rejected one is never sent again
+        session: { token: { mintOnEveryResolve: true } }
       }),
     sdkTimeout: [1, 1],
     cliTimeout: 2,
@@ -355,14 +350,16 @@ export const faultCases: ReadonlyArray<FaultCase> = [
     check: (error, s) => {
       expect(error).toMatchObject({ messageMayHaveBeenSent: true })
       const auth = must(s.runtime).requests.map((r) => r.headers["authorization"])
-      expect(auth).toEqual([`Bearer ${secrets.runtimeStale}`, `Bearer ${secrets.runtimeTwo}`])
+      expect(auth).toHaveLength(2)
+      for (const header of auth) expect(header).toMatch(/^Bearer msim-runtime-\d+-[0-9a-f]{32}$/)
+      expect(auth[1], "the resend carries the fresh token").not.toBe(auth[0])
     },
     cliLine: /ran out.*may already have reached the runtime and is not sent again/
   }
 ]
 
-const checkSends = (c: FaultCase, s: Stage): void => {
-  expect(s.backend.resolves(sessionUid), "resolves").toBe(c.resolves)
+const checkSends = async (c: FaultCase, s: Stage): Promise<void> => {
+  expect(await s.backend.resolves(sessionUid), "resolves").toBe(c.resolves)
   if (c.sends === undefined || s.runtime === undefined) return
   expect(s.runtime.sends(), "sends counted by the runtime").toBe(c.sends)
   const bodies = s.runtime.requests.filter((r) => r.complete).map((r) => r.body)
@@ -388,7 +385,7 @@ export const sdkFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
       ctx.captured,
       `fault ${c.name}`,
       {
-        backendUrl: s.backend.origin,
+        backendUrl: s.backend.url,
         ...(c.maxResponseBytes === undefined ? {} : { maxResponseBytes: c.maxResponseBytes })
       },
       (client) => Effect.flip(sdkSend(client, c))
@@ -407,7 +404,7 @@ export const sdkFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     expect(error["agentSessionUid"]).toBe(sessionUid)
     expect(error.message.split("\n")).toHaveLength(1)
     c.check?.(error, s)
-    checkSends(c, s)
+    await checkSends(c, s)
   }
 }))
 
@@ -439,7 +436,7 @@ export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     const dir = makeConfigDir()
     ctx.defer(() => Fs.rmSync(dir, { recursive: true, force: true }))
     const result = await runCli(cliArgs(c, dir), {
-      backendUrl: s.backend.origin,
+      backendUrl: s.backend.url,
       configDir: dir,
       ...(c.maxResponseBytes === undefined ? {} : { maxResponseBytes: c.maxResponseBytes })
     })
@@ -448,7 +445,7 @@ export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     expect(result.code, result.stderr).toBe(exitCodeFor(c.tag))
     expect(result.stdout).toBe("")
     // Timed from the first backend request (Node's start-up is not the call's budget), else from the spawn.
-    const firstRequest = s.backend.requests[0]?.at
+    const firstRequest = await s.backend.firstRequestAt()
     const elapsed = firstRequest === undefined ? result.ms : result.endedAt - firstRequest
     expect(elapsed, "ended within the budget").toBeLessThan(
       c.budgetMs + (firstRequest === undefined ? 3 * cliSlackMs : cliSlackMs)
@@ -461,7 +458,7 @@ export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     expect(id, "A2A message id for request retry").toMatch(uuidV4Id)
     const wireId = messageIdOnWire(s.runtime?.requests ?? [])
     if (wireId !== undefined) expect(id).toBe(wireId)
-    checkSends(c, s)
+    await checkSends(c, s)
   }
 }))
 
@@ -474,7 +471,7 @@ export const sigintScenario: Scenario = {
     const dir = makeConfigDir()
     ctx.defer(() => Fs.rmSync(dir, { recursive: true, force: true }))
     const result = await runCli(["agent", "session", "a2a", "send", sessionUid, "--message", "interrupt me"], {
-      backendUrl: s.backend.origin,
+      backendUrl: s.backend.url,
       configDir: dir,
       onSpawn: (child) => {
         void until(() => runtime.sends() === 1, 10_000, "the send").then(() => child.kill("SIGINT"))

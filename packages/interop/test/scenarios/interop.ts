@@ -1,22 +1,23 @@
 /**
- * Interoperability with the official A2A v1 server (`@a2a-js/sdk@1.3.0` REST handler) behind the minimal
- * backend: through the SDK (`A2AClient` on `@mainsequence/a2a/node`) and through the built CLI.
+ * Interoperability with the official A2A v1 server (`@a2a-js/sdk@1.3.0` REST handler) behind the reference
+ * platform's backend: through the SDK (`A2AClient` on `@mainsequence/a2a/node`) and through the built CLI.
  */
 import { A2AError, A2AProtocol, Attachment } from "@mainsequence/a2a"
 import type { SimulatedPlatform } from "@mainsequence/a2a-testing"
-import { type ReferencePlatform, serveReferencePlatform } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
-import * as Redacted from "effect/Redacted"
-import * as Scope from "effect/Scope"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { expect } from "vitest"
-import { assertAnswer, assertMessage, assertTask } from "../support/a2aSchema.js"
-import { taskProfile } from "../support/backend.js"
 import { cacheFileName, captureCli, filesIn, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
+import { assertAnswer, assertMessage, assertTask } from "../support/conformance.js"
 import { type OfficialServer, startOfficialServer } from "../support/officialServer.js"
+import {
+  type ReferenceBackend,
+  referenceBackend,
+  simulatorRuntimeToken,
+  taskProfile
+} from "../support/referenceBackend.js"
 import type { Scenario, ScenarioContext } from "../support/scenario.js"
 import { runSdk, successOf } from "../support/sdk.js"
 import { secrets } from "../support/secrets.js"
@@ -26,20 +27,17 @@ export const sessionUid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 const serviceUid = "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"
 export const agentUid = "5f1c2a9e-8b7d-4e6f-9a0b-1c2d3e4f5a6b"
 
-/** Runtime tokens the simulated backend mints. */
-const simulatorRuntimeToken = /^msim-runtime-\d+-[0-9a-f]{32}$/
-
 interface OfficialStage {
   readonly official: OfficialServer
   /** The simulated backend (reference platform) handing out the official server's rpc_url. */
-  readonly ref: ReferencePlatform
+  readonly ref: ReferenceBackend
   readonly backendUrl: string
   readonly counters: () => Promise<SimulatedPlatform.Counters>
   readonly backendLog: () => Promise<ReadonlyArray<SimulatedPlatform.RequestLogEntry>>
 }
 
 /**
- * The official A2A server behind the simulated backend (`serveReferencePlatform`, a session whose scenario
+ * The official A2A server behind the simulated backend (the reference platform, a session whose scenario
  * names the official server as its external `rpc_url`, Task mode advertised). The official server accepts the
  * runtime tokens the simulation mints; with `rejectFirstToken` it rotates the session's token and answers 401
  * to the first runtime request.
@@ -67,31 +65,15 @@ const officialStage = async (
   })
   ctx.defer(() => official.close())
   ctx.watch(official.requests)
-  const scope = Effect.runSync(Scope.make())
-  ctx.defer(() => Effect.runPromise(Scope.close(scope, Exit.void)))
-  const ref = await Effect.runPromise(
-    serveReferencePlatform({
-      demoSessions: false,
-      sessions: [{
-        sessionUid,
-        agentUid,
-        serviceUid,
-        rpcUrl: options.rpcUrl?.(official) ?? official.rpcUrl(),
-        agent: { taskSupport: true }
-      }],
-      userAccessTokens: [Redacted.make(secrets.userAccess)],
-      refreshTokens: [Redacted.make(secrets.userRefresh)],
-      ...(options.userTokensExpired === true ? { userTokensExpired: true } : {})
-    }).pipe(Scope.extend(scope))
-  )
+  const ref = await referenceBackend(ctx, [{
+    sessionUid,
+    agentUid,
+    serviceUid,
+    rpcUrl: options.rpcUrl?.(official) ?? official.rpcUrl(),
+    agent: { taskSupport: true }
+  }], options.userTokensExpired === true ? { userTokensExpired: true } : {})
   rotate = () => Effect.runPromise(Effect.asVoid(ref.platform.rotateRuntimeToken(sessionUid)))
-  return {
-    official,
-    ref,
-    backendUrl: ref.url,
-    counters: () => Effect.runPromise(ref.platform.counters),
-    backendLog: () => Effect.runPromise(ref.platform.requestLog)
-  }
+  return { official, ref, backendUrl: ref.url, counters: ref.counters, backendLog: ref.requestLog }
 }
 
 const resolvesOf = async (stage: OfficialStage): Promise<number> =>
@@ -289,6 +271,47 @@ export const sdkScenarios: ReadonlyArray<Scenario> = [
       expect(input.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
       expect(A2AProtocol.isInterrupted(input)).toBe(true)
       expect((await stage.counters()).discoveryCalls).toBe(0)
+    }
+  },
+  {
+    name: "SDK: Task mode — a follow-up turn (taskId) answers an INPUT_REQUIRED Task; the same Task completes",
+    run: async (ctx) => {
+      const stage = await officialStage(ctx)
+      const { official } = stage
+      const run = await runSdk(
+        ctx.captured,
+        "follow-up",
+        { backendUrl: stage.backendUrl },
+        (client) =>
+          Effect.gen(function*() {
+            const asked = yield* client.sendA2AMessage(sessionUid, { message: "input", responseKind: "task" })
+            const answered = yield* client.sendA2AMessage(sessionUid, {
+              message: "the blue one",
+              responseKind: "task",
+              taskId: asked.id
+            })
+            const got = yield* client.getA2ATask(sessionUid, asked.id)
+            return { asked, answered, got }
+          })
+      )
+      const { answered, asked, got } = successOf(run)
+      assertTask(asked)
+      expect(asked.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
+      expect(A2AProtocol.isInterrupted(asked)).toBe(true)
+      expect(A2AProtocol.textOf(asked)).toEqual(["which one?"])
+      assertTask(answered)
+      expect(answered.id).toBe(asked.id)
+      expect(answered.contextId).toBe(sessionUid)
+      expect(answered.status.state).toBe("TASK_STATE_COMPLETED")
+      expect(A2AProtocol.textOf(answered)).toEqual(["answered: the blue one", "result for the blue one"])
+      assertTask(got)
+      expect(got.status.state).toBe("TASK_STATE_COMPLETED")
+      // on the wire: the second turn names the Task, in Task mode, in the session's context
+      const sends = official.sends().map((r) => parse(r.body))
+      expect(sends).toHaveLength(2)
+      expect((sends[0]?.["message"] as Json)["taskId"]).toBeUndefined()
+      expect(sends[1]?.["message"]).toMatchObject({ taskId: asked.id, contextId: sessionUid, role: "ROLE_USER" })
+      expect(sends[1]?.["configuration"]).toMatchObject({ responseKind: "task" })
     }
   },
   {

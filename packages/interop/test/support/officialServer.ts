@@ -12,8 +12,10 @@
  *   answers a Message echoing the session's contextId, with a `data` part describing what it received
  *   (text, files with size and sha256, accepted output modes, metadata); text `"wrong-context"` answers another
  *   contextId, `"task-anyway"` answers a Task.
- * - `"task"`: a Task; the text picks its fate: `complete` (default), `fail`, `input`, `working` (returned WORKING;
- *   completes on its own after `slowTaskMs`), `cancelable` (returned WORKING, stays so until canceled).
+ * - `"task"`: a Task; the text picks its fate: `complete` (default), `fail`, `input` (INPUT_REQUIRED, asking
+ *   "which one?"), `working` (returned WORKING; completes on its own after `slowTaskMs`), `cancelable` (returned
+ *   WORKING, stays so until canceled). A follow-up turn (`message.taskId`) for an INPUT_REQUIRED Task completes
+ *   that same Task, answering `answered: <reply>` with a `result for <reply>` artifact.
  */
 import { type AgentCard, type ListTasksResponse, Message as A2AMessage, Task as A2ATask, TaskState } from "@a2a-js/sdk"
 import {
@@ -173,6 +175,21 @@ export const startOfficialServer = async (options: OfficialServerOptions): Promi
         return
       }
       const history = [A2AMessage.toJSON(user)]
+      const asked = ctx.task
+      if (asked !== undefined && asked.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED) {
+        // The follow-up turn: the reply answers the question; the same Task completes.
+        publishTask(bus, ctx, {
+          status: {
+            state: "TASK_STATE_COMPLETED",
+            timestamp: now(),
+            message: A2AMessage.toJSON(agentMessage(ctx.contextId, [{ text: `answered: ${text}` }], ctx.taskId))
+          },
+          history: [...asked.history.map((m) => A2AMessage.toJSON(m)), ...history],
+          artifacts: [{ artifactId: "result", name: "result", parts: [{ text: `result for ${text}` }] }]
+        })
+        bus.finished()
+        return
+      }
       switch (text) {
         case "fail":
           publishTask(bus, ctx, {

@@ -6,7 +6,7 @@
  * After a scenario, every complete `message:send` body any of its servers received must validate against
  * the A2A v1 schema (Main Sequence profile): a body that breaks it fails the scenario that produced it.
  */
-import { validateSendMessageRequestBytes } from "./a2aSchema.js"
+import { sendMessageRequestProblems } from "./conformance.js"
 import type { Captured } from "./secrets.js"
 import type { RecordedRequest } from "./wire.js"
 
@@ -29,7 +29,7 @@ export interface Scenario {
 export const wireProblems = (logs: ReadonlyArray<ReadonlyArray<RecordedRequest>>): ReadonlyArray<string> =>
   logs.flatMap((log) =>
     log.filter((r) => r.method === "POST" && r.path.endsWith("/message:send") && r.complete).flatMap((r) =>
-      validateSendMessageRequestBytes(r.body).map((p) => `${r.server} ${r.path}: ${p}`)
+      sendMessageRequestProblems(r.body).map((p) => `${r.server} ${r.path}: ${p}`)
     )
   )
 
