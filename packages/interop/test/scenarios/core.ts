@@ -25,7 +25,7 @@ type Access = SessionScenario.SessionScenarioInput["access"]
 /** Ready: admitted, with a token the reference platform mints. */
 const ready: Access = { _tag: "Ready" }
 
-/** Waking for two re-resolves at 150 ms, ready on the third (the wake ends before 2 × 150 ms have passed). */
+/** Waking for 290 ms with retry_after_ms 150: ready on the third resolve (the wake ends before 2 × 150 ms). */
 const waking: Access = { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 150, durationMs: 290 }] }
 
 const terminal: Access = {
@@ -75,7 +75,14 @@ export const coreScenarios: ReadonlyArray<Scenario> = [
         (client) => client.sendA2AMessage(sessionUid, { message: "wake up" })
       )
       assertMessage(successOf(run))
-      expect(await backend.resolves(sessionUid)).toBe(3)
+      // re-resolved no sooner than retry_after_ms, until the wake was over (3 resolves; 2 when the machine is so
+      // loaded that the second came after the wake), then sent once
+      const resolves = (await backend.requestLog()).filter((e) => e.path.endsWith("/resolve-runtime-access/"))
+      expect(resolves.length).toBe(await backend.resolves(sessionUid))
+      expect(resolves.length).toBeGreaterThanOrEqual(2)
+      expect(resolves.length).toBeLessThanOrEqual(3)
+      const gaps = resolves.slice(1).map((e, i) => e.atMs - (resolves[i]?.atMs ?? 0))
+      for (const gap of gaps) expect(gap, "waited retry_after_ms (150 ms)").toBeGreaterThanOrEqual(145)
       expect(official.sends()).toHaveLength(1)
     }
   },
