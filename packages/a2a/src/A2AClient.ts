@@ -94,24 +94,32 @@ export interface A2AClientOptions {
 export const defaultMaxResponseBytes = 64 * 1024 * 1024
 
 /**
+ * `sendA2AMessage`: a Task for `responseKind: "task"` (a follow-up turn with `taskId` is one), else a Message.
+ *
  * @since 0.1.0
  * @category models
  */
-export interface A2AClient {
-  readonly sendA2AMessage: {
-    (
-      agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind: "task" }
-    ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
-    (
-      agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
-    ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
-    (
-      agentSessionUid: string,
-      input: SendA2AMessageInput
-    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
-  }
+export interface SendA2AMessage {
+  (
+    agentSessionUid: string,
+    input: SendA2AMessageInput & { readonly responseKind: "task" }
+  ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
+  (
+    agentSessionUid: string,
+    input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
+  ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
+  (
+    agentSessionUid: string,
+    input: SendA2AMessageInput
+  ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
+}
+
+/**
+ * @since 0.1.0
+ * @category models
+ */
+export interface Service {
+  readonly sendA2AMessage: SendA2AMessage
   readonly getA2ATask: (
     agentSessionUid: string,
     taskId: string,
@@ -150,9 +158,7 @@ export interface A2AClient {
  * @since 0.1.0
  * @category tags
  */
-export const A2AClient: Context.Tag<A2AClient, A2AClient> = Context.GenericTag<A2AClient>(
-  "@mainsequence/a2a/A2AClient"
-)
+export class A2AClient extends Context.Tag("@mainsequence/a2a/A2AClient")<A2AClient, Service>() {}
 
 /**
  * The options with their tokens as `Redacted` (a plain string is wrapped here, before anything else sees it).
@@ -204,7 +210,7 @@ const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2
  */
 export const make = (
   clientOptions: A2AClientOptions
-): Effect.Effect<A2AClient, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
+): Effect.Effect<Service, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
   Effect.gen(function*() {
     const options = redactOptions(clientOptions)
     const client = yield* HttpClient.HttpClient
@@ -247,28 +253,15 @@ export const make = (
       }
     }
 
-    function sendA2AMessage(
-      agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind: "task" }
-    ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
-    function sendA2AMessage(
-      agentSessionUid: string,
-      input: SendA2AMessageInput & { readonly responseKind?: "message" | undefined; readonly taskId?: undefined }
-    ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
-    function sendA2AMessage(
-      agentSessionUid: string,
-      input: SendA2AMessageInput
-    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
-    function sendA2AMessage(
-      agentSessionUid: string,
-      input: SendA2AMessageInput
-    ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> {
-      return pipeline.sendMessage(env, agentSessionUid, input)
-    }
+    // The answer checks (internal/answers.ts) admit only a schema-valid Task in Task mode and only a Message
+    // otherwise, and a `taskId` without Task mode fails before sending: the overloads state that rule.
+    const sendA2AMessage = ((agentSessionUid: string, input: SendA2AMessageInput) =>
+      pipeline.sendMessage(env, agentSessionUid, input)) as SendA2AMessage
 
     return A2AClient.of({
       sendA2AMessage,
-      getA2ATask: (agentSessionUid, taskId, options) => tasks.getTask(env, agentSessionUid, taskId, options),
+      getA2ATask: (agentSessionUid, taskId, options) =>
+        tasks.getTask(env, agentSessionUid, taskId, options),
       waitForA2ATask: (agentSessionUid, taskId, options) => tasks.waitForTask(env, agentSessionUid, taskId, options),
       cancelA2ATask: (agentSessionUid, taskId, options) => tasks.cancelTask(env, agentSessionUid, taskId, options)
     })

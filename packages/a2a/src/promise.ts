@@ -180,7 +180,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
   const runtime = ManagedRuntime.make(layer)
 
   const run = async <A, E>(
-    call: (client: A2AClient.A2AClient) => Effect.Effect<A, E>,
+    call: (client: A2AClient.Service) => Effect.Effect<A, E>,
     signal: AbortSignal | undefined
   ): Promise<A> => {
     const exit = await runtime.runPromiseExit(

@@ -13,7 +13,6 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
-import type * as A2AError from "../src/A2AError.js"
 import type * as A2AProtocol from "../src/A2AProtocol.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import * as Timeout from "../src/Timeout.js"
@@ -90,22 +89,11 @@ const conformsTo = (answer: A2AProtocol.Message | A2AProtocol.Task): Effect.Effe
 }
 
 /** The client with every Message and Task it returns validated against the A2A v1 schema (unknown fields allowed). */
-const conformant = (a2a: A2AClient.A2AClient): A2AClient.A2AClient => {
-  function sendA2AMessage(
-    uid: string,
-    input: A2AClient.SendA2AMessageInput & { readonly responseKind: "task" }
-  ): Effect.Effect<A2AProtocol.Task, A2AError.SendError>
-  function sendA2AMessage(
-    uid: string,
-    input: A2AClient.SendA2AMessageInput & { readonly responseKind?: "message" | undefined }
-  ): Effect.Effect<A2AProtocol.Message, A2AError.SendError>
-  function sendA2AMessage(
-    uid: string,
-    input: A2AClient.SendA2AMessageInput
-  ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError>
-  function sendA2AMessage(uid: string, input: A2AClient.SendA2AMessageInput) {
-    return Effect.tap(a2a.sendA2AMessage(uid, input), conformsTo)
-  }
+const conformant = (a2a: A2AClient.Service): A2AClient.Service => {
+  // Checks the answer and hands it on unchanged, so it keeps the overload's type.
+  const sendA2AMessage =
+    ((uid: string, input: A2AClient.SendA2AMessageInput) =>
+      Effect.tap(a2a.sendA2AMessage(uid, input), conformsTo)) as A2AClient.SendA2AMessage
   return {
     sendA2AMessage,
     getA2ATask: (uid, taskId, options) => Effect.tap(a2a.getA2ATask(uid, taskId, options), conformsTo),

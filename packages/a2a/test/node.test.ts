@@ -12,7 +12,7 @@ import * as Attachment from "../src/Attachment.js"
 import * as Node from "../src/node.js"
 
 const onReferencePlatform = <A, E>(
-  f: (a2a: A2AClient.A2AClient, url: string) => Effect.Effect<A, E>
+  f: (a2a: A2AClient.Service, url: string) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function*() {
     const { url } = yield* serveReferencePlatform({ port: 0 })

@@ -63,7 +63,7 @@ const reportInterruption = (messageId: Option.Option<string>) =>
  * @category running
  */
 export const run = <A, E, R>(
-  f: (client: A2AClient.A2AClient) => Effect.Effect<A, E, R>,
+  f: (client: A2AClient.Service) => Effect.Effect<A, E, R>,
   options?: CallOptions
 ): Effect.Effect<
   A,

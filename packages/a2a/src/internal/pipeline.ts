@@ -11,6 +11,7 @@ import { withinBudget } from "./budget.js"
 import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
 import { type ClientEnv, makeCallContext } from "./callContext.js"
 import { ensureTaskSupport } from "./ensureTaskSupport.js"
+import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
 import { sendToRuntime } from "./sendToRuntime.js"
 
@@ -40,8 +41,13 @@ export const sendMessage = (
       ctx,
       Effect.gen(function*() {
         if (isTask) yield* ensureTaskSupport(ctx, input.agentProfile)
-        // 5. one refresh on a runtime 401/403, around 2–3 (obtain access) and 4 (send)
-        return yield* refreshOnce(ctx, (access, attempt) => sendToRuntime(ctx, access, body, attempt))
+        // 5. one refresh on a runtime 401/403, around:
+        return yield* refreshOnce(ctx, {
+          // 2–3. a cached access, else the session's one shared resolution (and wait while transient)
+          obtainAccess: (fresh) => obtainAccess(ctx, fresh),
+          // 4. the bytes to the runtime
+          send: (access, attempt) => sendToRuntime(ctx, access, body, attempt)
+        })
       })
     )
   }).pipe(Effect.withSpan("a2a.sendA2AMessage"))

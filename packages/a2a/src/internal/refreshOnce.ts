@@ -1,8 +1,8 @@
 /**
- * Step 5 (SPEC §1.5, §6) around steps 2–4: obtain access and send; on a runtime 401/403 drop the rejected
- * access, obtain fresh access (same budget) and send once more. A second 401/403 drops that access too and
- * is a `RuntimeAuthError`. Nothing else is retried, and no call sends with a token the runtime already
- * rejected for the session.
+ * Step 5 (SPEC §1.5, §6) around steps 2–4, which the caller hands in: obtain access and send; on a runtime
+ * 401/403 drop the rejected access, obtain fresh access (same budget, skipping the cache) and send once more.
+ * A second 401/403 drops that access too and is a `RuntimeAuthError`. Nothing else is retried, and no call
+ * sends with a token the runtime already rejected for the session.
  */
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
@@ -13,7 +13,7 @@ import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import type { CallContext } from "./callContext.js"
 import { RuntimeCredentialsRejected } from "./httpErrors.js"
-import { obtainAccess, wasRejected } from "./obtainAccess.js"
+import { wasRejected } from "./obtainAccess.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 
@@ -23,6 +23,18 @@ const sameToken = Redacted.getEquivalence(Equivalence.string)
 const rememberedRejections = 16
 
 const isRejected = (u: unknown): u is RuntimeCredentialsRejected => u instanceof RuntimeCredentialsRejected
+
+/**
+ * Steps 2–3 and 4 as `refreshOnce` runs them.
+ *
+ * @internal
+ */
+export interface Attempts<A, E> {
+  /** Steps 2–3: a usable access; `fresh` skips the cache (the cached one was rejected). */
+  readonly obtainAccess: (fresh: boolean) => Effect.Effect<Access, RuntimeAccessCache.ResolveError>
+  /** Step 4: one attempt with the given access; every attempt must send identical bytes. */
+  readonly send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeCredentialsRejected>
+}
 
 /** Remembers the rejected token and drops the cached access if it still holds it. */
 const drop = (ctx: CallContext, rejected: Access) =>
@@ -36,28 +48,31 @@ const drop = (ctx: CallContext, rejected: Access) =>
   })
 
 /** Fresh access after `rejected`: another call's replacement when there is one, else a fresh resolution. */
-const replace = (ctx: CallContext, rejected: Access) =>
+const replace = (
+  ctx: CallContext,
+  obtainAccess: Attempts<unknown, unknown>["obtainAccess"],
+  rejected: Access
+) =>
   Effect.gen(function*() {
     yield* drop(ctx, rejected)
     const current = yield* ctx.cache.get(ctx.key)
     // Another call already replaced the rejected access: use its fresh one instead of resolving again.
     if (Option.isSome(current) && !(yield* wasRejected(ctx, current.value))) return current.value
-    return yield* obtainAccess(ctx, true)
+    return yield* obtainAccess(true)
   })
 
 /** @internal */
 export const refreshOnce = <A, E>(
   ctx: CallContext,
-  /** One attempt with the given access; every attempt must send identical bytes. */
-  send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeCredentialsRejected>
+  { obtainAccess, send }: Attempts<A, E>
 ): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> =>
   Effect.gen(function*() {
-    const cached = yield* obtainAccess(ctx, false)
+    const cached = yield* obtainAccess(false)
     // A token another call saw rejected since this call obtained it is not sent again.
-    const first = (yield* wasRejected(ctx, cached)) ? yield* replace(ctx, cached) : cached
+    const first = (yield* wasRejected(ctx, cached)) ? yield* replace(ctx, obtainAccess, cached) : cached
     return yield* send(first, 1).pipe(
       Effect.catchIf(isRejected, () =>
-        Effect.flatMap(replace(ctx, first), (fresh) =>
+        Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
           send(fresh, 2).pipe(
             Effect.catchIf(isRejected, ({ answer }) =>
               Effect.zipRight(

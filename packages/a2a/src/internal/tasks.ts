@@ -22,6 +22,7 @@ import {
   spanAttributes
 } from "./callContext.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
+import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
 import { runtimeExchange, runtimeRequest } from "./sendToRuntime.js"
 
@@ -52,23 +53,26 @@ const taskCall = <A, E extends TaskError>(
   })
 
 const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: boolean) =>
-  refreshOnce(call, (access, attempt) =>
-    Effect.gen(function*() {
-      yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
-      yield* enterStep(call, step)
-      const path = `/api/a2a/v1/tasks/${encodeURIComponent(taskId)}${cancel ? ":cancel" : ""}`
-      const request = cancel
-        ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
-        : runtimeRequest(access, "GET", path, undefined)
-      const answer = yield* runtimeExchange(call, step, request)
-      const task = yield* checkRuntimeAnswer(
-        answer,
-        (answer) => taskError(taskId, answer),
-        (answer) => decodeTaskAnswer(call, answer)
-      )
-      yield* Ref.set(call.lastTask, Option.some(task))
-      return task
-    }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask")))
+  refreshOnce(call, {
+    obtainAccess: (fresh) => obtainAccess(call, fresh),
+    send: (access, attempt) =>
+      Effect.gen(function*() {
+        yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
+        yield* enterStep(call, step)
+        const path = `/api/a2a/v1/tasks/${encodeURIComponent(taskId)}${cancel ? ":cancel" : ""}`
+        const request = cancel
+          ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
+          : runtimeRequest(access, "GET", path, undefined)
+        const answer = yield* runtimeExchange(call, step, request)
+        const task = yield* checkRuntimeAnswer(
+          answer,
+          (answer) => taskError(taskId, answer),
+          (answer) => decodeTaskAnswer(call, answer)
+        )
+        yield* Ref.set(call.lastTask, Option.some(task))
+        return task
+      }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask"))
+  })
 
 /** @internal */
 export const getTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>

@@ -47,7 +47,7 @@ export const runTaskCall = (call: TaskCall) =>
 > =>
   Effect.gen(function*() {
     const budget = yield* timeoutValue(flags.timeout)
-    const task = yield* A2ACall.run((client: A2AClient.A2AClient) =>
+    const task = yield* A2ACall.run((client: A2AClient.Service) =>
       client[call](flags.agentSessionUid, flags.taskId, { timeout: budget })
     )
     yield* printAnswer(task, flags.output)

@@ -73,7 +73,7 @@ export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions =
     ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> {
       return answer("sendA2AMessage", uid, [input])
     }
-    const client: A2AClient.A2AClient = {
+    const client: A2AClient.Service = {
       sendA2AMessage,
       getA2ATask: task("getA2ATask"),
       waitForA2ATask: task("waitForA2ATask"),

@@ -97,7 +97,7 @@ interface FaultCase {
 
 const bigFile = Crypto.randomBytes(2 * 1024 * 1024)
 
-const sdkSend = (client: A2AClient.A2AClient, c: FaultCase) =>
+const sdkSend = (client: A2AClient.Service, c: FaultCase) =>
   Effect.gen(function*() {
     const attachments = c.bigAttachment === true
       ? [yield* Attachment.fromBytes("big.bin", bigFile, "application/octet-stream")]

@@ -53,7 +53,7 @@ export const runSdk = async <A, E>(
   captured: Captured,
   label: string,
   options: SdkOptions,
-  use: (client: A2AClient.A2AClient) => Effect.Effect<A, E>
+  use: (client: A2AClient.Service) => Effect.Effect<A, E>
 ): Promise<SdkRun<A, E>> => {
   const recorder = makeRecorder()
   const layer = A2ANode.layer({
