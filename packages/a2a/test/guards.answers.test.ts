@@ -117,4 +117,19 @@ describe("guards: runtime error answers", () => {
       })
       expect(error).toMatchObject({ _tag: "A2ARequestError", status: 409, reason: "CONTEXT_BUSY", detail: "busy" })
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("a 3xx is not a success: A2ARequestError with the status, sent once (an answer is HTTP 2xx)", () =>
+    Effect.gen(function*() {
+      for (const status of [300, 302]) {
+        const error = yield* failWith({ _tag: "NonJson", status })
+        expect(error).toMatchObject({
+          _tag: "A2ARequestError",
+          agentSessionUid: sessionUid,
+          messageId: "m-1",
+          method: "POST",
+          status,
+          detail: `an HTML page "${status} Error"`
+        })
+      }
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })
