@@ -164,3 +164,38 @@ describe("guards: a cold start's presence detail reaches progress events and err
       })]
     }))))
 })
+
+// SPEC §5: only a call still waiting for the runtime reports AgentRuntimeNotReadyError; a call whose budget
+// ends in another step names that step, even while another call of the session waits for a cold start.
+describe("guards: a timeout outside the wait names its own step", () => {
+  it.effect("Task-mode discovery stalls while another call waits for the runtime: A2ATimeoutError at discover-agent", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const waiting = yield* Effect.fork(
+        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 30 })
+      )
+      yield* TestClock.adjust(0)
+      const { error, millis } = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", responseKind: "task", timeout: 3 }),
+        "3 seconds"
+      )
+      expect(error).toMatchObject({
+        _tag: "A2ATimeoutError",
+        agentSessionUid: sessionUid,
+        messageId: "m-b",
+        step: "discover-agent",
+        limit: "total",
+        seconds: 3,
+        messageMayHaveBeenSent: false
+      })
+      expect(millis).toBe(3000)
+      yield* Fiber.interrupt(waiting)
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({
+        access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 1500 },
+        backend: { discoveryDelay: "forever" },
+        agent: { taskSupport: true }
+      })]
+    }))))
+})
