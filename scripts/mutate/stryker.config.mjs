@@ -5,7 +5,7 @@
 export default {
   testRunner: "vitest",
   plugins: ["@stryker-mutator/vitest-runner"],
-  vitest: { configFile: "packages/a2a/vitest.config.ts", dir: "packages/a2a" },
+  vitest: { configFile: "packages/a2a/vitest.mutate.config.ts", dir: "packages/a2a" },
   // A glob, so modules added or renamed under internal/ are covered; pure helpers are left out.
   mutate: [
     "packages/a2a/src/internal/*.ts",

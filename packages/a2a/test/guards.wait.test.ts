@@ -1,0 +1,69 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+import {
+  client,
+  failFor,
+  platform,
+  resolves,
+  runFor,
+  runtimeSends,
+  session,
+  sessionUid,
+  simulated
+} from "./fixtures.js"
+
+const waking = { _tag: "StuckTransient", state: "waking", retryAfterMs: 1500 } as const
+
+// SPEC §1.3: the only wait before sending is the one the backend asked for, within the call's own budget.
+describe("guards: only the wait the backend asked for, within each call's budget", () => {
+  it.effect("a new call does not sit out an earlier call's leftover retry_after_ms", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      // resolves at 0 and 1.5 s; the retry at 3 s does not fit its 2 s budget
+      const first = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
+        "1500 millis"
+      )
+      expect(first.error).toMatchObject({ _tag: "AgentRuntimeNotReadyError", messageId: "m-a", remainingMs: 500 })
+      expect(first.millis).toBe(1500)
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
+      // the session asked to retry at 3 s, but the new call resolves at once and sends at once
+      const second = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }), "10 seconds")
+      expect(second.error).toBeUndefined()
+      expect(second.millis).toBe(0)
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 1500])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status])).toEqual([["m-b", 1500, 200]])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking })] }))))
+
+  it.effect("a joined call leaves at once when the wait's next retry is past its deadline; the leader goes on", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const leader = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      yield* TestClock.adjust(0)
+      // the wait retries at 1.5 s; a call with a 1 s budget that joins it cannot see that retry
+      const joined = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 1 }),
+        "0 millis"
+      )
+      expect(joined.error).toMatchObject({
+        _tag: "AgentRuntimeNotReadyError",
+        agentSessionUid: sessionUid,
+        messageId: "m-b",
+        state: "waking",
+        retryAfterMs: 1500,
+        remainingMs: 1000
+      })
+      expect(joined.millis).toBe(0)
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0])
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
+      yield* TestClock.adjust("10 seconds")
+      const answer = yield* Fiber.join(leader)
+      expect(answer.role).toBe("ROLE_AGENT")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-a", 1500]])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking })] }))))
+})
