@@ -16,11 +16,11 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
-import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { phaseTimeoutError, timeoutError } from "./budget.js"
 import { type Call, spanAttributes } from "./callContext.js"
 import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
+import { forEachChunk } from "./responseChunks.js"
 
 /** @internal */
 export interface HttpAnswer {
@@ -173,12 +173,10 @@ export const exchange = (
         if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(declared)
         const chunks: Array<Uint8Array> = []
         let size = 0
-        yield* Stream.runForEachChunk(response.stream, (chunk) => {
-          for (const bytes of chunk) {
-            size += bytes.byteLength
-            if (size > limit) return Effect.fail(tooLarge(undefined))
-            chunks.push(bytes)
-          }
+        yield* forEachChunk(response, (bytes) => {
+          size += bytes.byteLength
+          if (size > limit) return Effect.fail(tooLarge(undefined))
+          chunks.push(bytes)
           return progress
         }).pipe(
           Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore))

@@ -1,0 +1,373 @@
+/**
+ * The Node layer's `HttpClient`: one undici dispatch per request, with its own small response. Compared with
+ * `@effect/platform-node`'s undici client it makes no `AbortController`, body `Readable` or Stream per
+ * request, opens a client span only while tracing is on for the request, and it reports the connect phase
+ * to the exchange under way (`currentConnectTimeout`, `currentOnConnected`).
+ */
+import * as NodeStream from "@effect/platform-node/NodeStream"
+import * as Undici from "@effect/platform-node/Undici"
+import * as Cookies from "@effect/platform/Cookies"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
+import * as UrlParams from "@effect/platform/UrlParams"
+import * as Context from "effect/Context"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as Inspectable from "effect/Inspectable"
+import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
+import { ChunkSourceTypeId } from "./responseChunks.js"
+
+/** Buffered body bytes above which undici is paused until the reader catches up. */
+const highWaterMark = 64 * 1024
+
+const aborted = () => new Error("The request was aborted")
+
+// An answer nobody reads to its end would keep its connection paused: abort it once the response is gone.
+const unfinished = new FinalizationRegistry<Undici.Dispatcher.DispatchController>((controller) => {
+  if (!controller.aborted) controller.abort(aborted())
+})
+
+/**
+ * One request's undici handler, and the body it receives: `onHead` settles the head once; body chunks are
+ * queued (undici paused above {@link highWaterMark}) for the response's one reader.
+ */
+class Exchange implements Undici.Dispatcher.DispatchHandler {
+  controller: Undici.Dispatcher.DispatchController | undefined = undefined
+  private abortRequested = false
+  private readonly chunks: Array<Uint8Array> = []
+  private buffered = 0
+  private ended = false
+  private failure: unknown = undefined
+  private wake: (() => void) | undefined = undefined
+  onHead:
+    | ((result: { readonly status: number; readonly headers: Headers.Headers } | { readonly error: unknown }) => void)
+    | undefined = undefined
+
+  constructor(private readonly onConnected: () => void) {}
+
+  abort(): void {
+    if (this.controller === undefined) this.abortRequested = true
+    else if (!this.controller.aborted) this.controller.abort(aborted())
+  }
+
+  onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
+    this.controller = controller
+    if (this.abortRequested) return controller.abort(aborted())
+    this.onConnected()
+  }
+
+  onResponseStart(
+    _controller: Undici.Dispatcher.DispatchController,
+    status: number,
+    headers: Record<string, string | Array<string> | undefined>
+  ): void {
+    const onHead = this.onHead
+    this.onHead = undefined
+    onHead?.({ status, headers: Headers.fromInput(headers) })
+  }
+
+  onResponseData(controller: Undici.Dispatcher.DispatchController, chunk: Uint8Array): void {
+    this.chunks.push(chunk)
+    this.buffered += chunk.byteLength
+    if (this.buffered > highWaterMark) controller.pause()
+    this.notify()
+  }
+
+  onResponseEnd(): void {
+    this.ended = true
+    this.notify()
+  }
+
+  onResponseError(_controller: Undici.Dispatcher.DispatchController, error: Error): void {
+    if (this.onHead !== undefined) {
+      const onHead = this.onHead
+      this.onHead = undefined
+      return onHead({ error })
+    }
+    this.failure = error
+    this.ended = true
+    this.notify()
+  }
+
+  private notify(): void {
+    const wake = this.wake
+    this.wake = undefined
+    wake?.()
+  }
+
+  /** Whether the body was received to its end (or failed). */
+  get finished(): boolean {
+    return this.ended && this.chunks.length === 0
+  }
+
+  /** The next chunk, `null` at the end; `undefined` when none has arrived yet (then `onReady` is called). */
+  take(onReady: () => void): Uint8Array | null | undefined {
+    const chunk = this.chunks.shift()
+    if (chunk !== undefined) {
+      this.buffered -= chunk.byteLength
+      if (this.controller?.paused === true && this.buffered <= highWaterMark) this.controller.resume()
+      return chunk
+    }
+    if (this.ended) {
+      if (this.failure !== undefined) throw this.failure
+      return null
+    }
+    this.wake = onReady
+    return undefined
+  }
+}
+
+class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
+
+  constructor(
+    readonly request: HttpClientRequest.HttpClientRequest,
+    readonly status: number,
+    readonly headers: Headers.Headers,
+    private readonly exchange: Exchange
+  ) {
+    super()
+    if (exchange.controller !== undefined && !exchange.finished) unfinished.register(this, exchange.controller, this)
+  }
+
+  private decodeError(cause: unknown): HttpClientError.ResponseError {
+    return new HttpClientError.ResponseError({ request: this.request, response: this, reason: "Decode", cause })
+  }
+
+  /** The body's next chunk; the body can be read once, as chunks, a stream or whole. */
+  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> = Effect
+    .suspend(() => {
+      const settle = (chunk: Uint8Array | null) => {
+        if (chunk === null) unfinished.unregister(this)
+        return chunk === null ? Option.none() : Option.some(chunk)
+      }
+      try {
+        const chunk = this.exchange.take(() => {})
+        if (chunk !== undefined) return Effect.succeed(settle(chunk))
+      } catch (cause) {
+        unfinished.unregister(this)
+        return Effect.fail(this.decodeError(cause))
+      }
+      return Effect.async<Option.Option<Uint8Array>, HttpClientError.ResponseError>((resume) => {
+        const pull = () => {
+          try {
+            const chunk = this.exchange.take(pull)
+            if (chunk !== undefined) resume(Effect.succeed(settle(chunk)))
+          } catch (cause) {
+            unfinished.unregister(this)
+            resume(Effect.fail(this.decodeError(cause)))
+          }
+        }
+        pull()
+        return Effect.sync(() => this.exchange.abort())
+      })
+    })
+
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    return Stream.repeatEffectOption(
+      Effect.flatMap(
+        Effect.mapError(this[ChunkSourceTypeId], Option.some),
+        Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed })
+      )
+    ).pipe(Stream.ensuring(Effect.sync(() => this.exchange.finished || this.exchange.abort())))
+  }
+
+  private cachedBytes: Effect.Effect<Uint8Array, HttpClientError.ResponseError> | undefined = undefined
+  private get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
+    if (this.cachedBytes !== undefined) return this.cachedBytes
+    const chunks: Array<Uint8Array> = []
+    const collect: Effect.Effect<Uint8Array, HttpClientError.ResponseError> = Effect.flatMap(
+      this[ChunkSourceTypeId],
+      Option.match({
+        onNone: () => Effect.sync(() => Buffer.concat(chunks)),
+        onSome: (chunk) => (chunks.push(chunk), collect)
+      })
+    )
+    return this.cachedBytes = Effect.runSync(Effect.cached(collect))
+  }
+
+  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+    return Effect.map(this.bytes, (bytes) => new TextDecoder().decode(bytes))
+  }
+
+  get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
+    return Effect.flatMap(
+      this.text,
+      (text) =>
+        Effect.try({ try: () => text === "" ? null : JSON.parse(text), catch: (cause) => this.decodeError(cause) })
+    )
+  }
+
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
+    return Effect.map(this.bytes, (bytes) => bytes.slice().buffer)
+  }
+
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        try: () => UrlParams.fromInput(new URLSearchParams(text)),
+        catch: (cause) => this.decodeError(cause)
+      }))
+  }
+
+  get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+    return Effect.flatMap(this.bytes, (bytes) =>
+      Effect.tryPromise({
+        try: () => new Response(bytes, { headers: { "content-type": this.headers["content-type"] ?? "" } }).formData(),
+        catch: (cause) => this.decodeError(cause)
+      }))
+  }
+
+  get cookies(): Cookies.Cookies {
+    const header = this.headers["set-cookie"]
+    return header === undefined ? Cookies.empty : Cookies.fromSetCookie(header.split(", "))
+  }
+
+  get remoteAddress(): Option.Option<string> {
+    return Option.none()
+  }
+
+  toJSON(): unknown {
+    return HttpIncomingMessage.inspect(this, {
+      _id: "@effect/platform/HttpClientResponse",
+      request: this.request.toJSON(),
+      status: this.status
+    })
+  }
+}
+
+const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown) =>
+  new HttpClientError.RequestError({ request, reason: "Transport", cause })
+
+/** The bytes undici sends: a FormData body is encoded by a web `Request` first. */
+const bodyOf = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<Exclude<Undici.Dispatcher.DispatchOptions["body"], undefined>, HttpClientError.RequestError> => {
+  const body = request.body
+  switch (body._tag) {
+    case "Empty":
+      return Effect.succeed(null)
+    case "Uint8Array":
+      return Effect.succeed(body.body)
+    case "Raw":
+      return typeof body.body === "string" || body.body instanceof Uint8Array
+        ? Effect.succeed(body.body)
+        : Effect.fail(
+          new HttpClientError.RequestError({ request, reason: "Encode", description: "unsupported raw body" })
+        )
+    case "Stream":
+      return Effect.mapError(NodeStream.toReadable(body.stream), (cause) => transportError(request, cause))
+    case "FormData":
+      return Effect.tryPromise({
+        try: () => new Response(body.formData).arrayBuffer().then((buffer) => new Uint8Array(buffer)),
+        catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
+      })
+  }
+}
+
+/** Dispatches `request` and succeeds with its head; the body follows through the response. */
+const dispatch = (
+  dispatcher: Undici.Dispatcher,
+  request: HttpClientRequest.HttpClientRequest,
+  url: URL,
+  fiber: Fiber.RuntimeFiber<unknown, unknown>
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
+  Effect.flatMap(
+    bodyOf(request),
+    (body) =>
+      Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
+        const exchange = new Exchange(fiber.getFiberRef(currentOnConnected))
+        exchange.onHead = (head) =>
+          resume(
+            "error" in head
+              ? Effect.fail(transportError(request, head.error))
+              : Effect.succeed(new LeanResponse(request, head.status, head.headers, exchange))
+          )
+        try {
+          dispatcher.dispatch({
+            method: request.method,
+            origin: url.origin,
+            path: url.pathname + url.search + url.hash,
+            headers: request.headers,
+            body,
+            // The exchange bounds the head and the gaps between chunks on the call's clock.
+            headersTimeout: 0,
+            bodyTimeout: 0
+          }, exchange)
+        } catch (cause) {
+          exchange.onHead = undefined
+          resume(Effect.fail(transportError(request, cause)))
+        }
+        return Effect.sync(() => exchange.abort())
+      })
+  )
+
+/**
+ * A lean `HttpClient` on undici. The call's connect limit (if any) becomes undici's connect timeout, with
+ * one dispatcher per limit so connections are reused across calls with the same limit.
+ *
+ * @internal
+ */
+export const make = (base: Undici.Dispatcher): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
+  Effect.gen(function*() {
+    const dispatchers = new Map<number, Undici.Dispatcher>()
+    yield* Effect.addFinalizer(() =>
+      Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), {
+        discard: true
+      })
+    )
+    const dispatcherFor = (connect: Option.Option<Duration.Duration>): Undici.Dispatcher => {
+      if (Option.isNone(connect)) return base
+      const millis = Math.max(1, Math.ceil(Duration.toMillis(connect.value)))
+      const existing = dispatchers.get(millis)
+      if (existing !== undefined) return existing
+      const dispatcher = new Undici.Agent({ connect: { timeout: millis } })
+      dispatchers.set(millis, dispatcher)
+      return dispatcher
+    }
+    const execute = (request: HttpClientRequest.HttpClientRequest) =>
+      Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
+        const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
+        if (url._tag === "Left") {
+          return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
+        }
+        const dispatcher = dispatcherFor(fiber.getFiberRef(currentConnectTimeout))
+        const traced = fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
+          !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)
+        if (!traced) return dispatch(dispatcher, request, url.right, fiber)
+        const name = Context.get(fiber.currentContext, HttpClient.SpanNameGenerator)(request)
+        return Effect.useSpan(name, {
+          kind: "client",
+          captureStackTrace: false,
+          attributes: {
+            "http.request.method": request.method,
+            "server.address": url.right.origin,
+            "url.full": url.right.toString(),
+            "url.path": url.right.pathname
+          }
+        }, (span) => {
+          const propagated = fiber.getFiberRef(HttpClient.currentTracerPropagation)
+            ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
+            : request
+          return dispatch(dispatcher, propagated, url.right, fiber).pipe(
+            Effect.tap((response) => span.attribute("http.response.status_code", response.status)),
+            Effect.withParentSpan(span)
+          )
+        })
+      })
+    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+      (request) => Effect.flatMap(request, execute),
+      Effect.succeed
+    )
+  })
