@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import { A2AInputError } from "./A2AError.js"
-import { currentOnConnected } from "./internal/connectTimeout.js"
+import { currentConnectPhase } from "./internal/connectTimeout.js"
 
 /**
  * @since 0.1.0
@@ -90,8 +90,8 @@ export const toBudget = (timeout: Timeout | undefined): Effect.Effect<Budget, A2
  * @category http
  */
 export const markConnected: Effect.Effect<void> = Effect.flatMap(
-  FiberRef.get(currentOnConnected),
-  (onConnected) => Effect.sync(onConnected)
+  FiberRef.get(currentConnectPhase),
+  (phase) => Effect.sync(phase.onConnected)
 )
 
 /**

@@ -3,6 +3,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import { withinBudget } from "../src/internal/budget.js"
 import { makeCall } from "../src/internal/callContext.js"
 import { exchange } from "../src/internal/exchange.js"
 import type * as Timeout from "../src/Timeout.js"
@@ -22,7 +23,11 @@ describe("exchange: phase limits", () => {
       const silent = HttpClient.make(() => Effect.never)
       const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
       const { error, millis } = yield* failFor(
-        exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true }),
+        // the call's one watchdog (withinBudget) enforces the phase deadline the exchange sets
+        withinBudget(
+          call,
+          exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true })
+        ),
         "1 minute"
       )
       expect(error).toMatchObject({

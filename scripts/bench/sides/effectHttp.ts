@@ -6,16 +6,20 @@
 import * as NodeHttpClient from "@effect/platform-node/NodeHttpClient"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { randomUUID } from "node:crypto"
 import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl, type Side, type Target } from "./side.js"
 
-export const makeEffectHttp = async (target: Target, tracer: boolean): Promise<Side> => {
-  const layer = tracer
-    ? NodeHttpClient.layerUndici
-    : Layer.merge(NodeHttpClient.layerUndici, Layer.setTracerEnabled(false))
+export const makeEffectHttp = async (
+  target: Target,
+  tracer: boolean,
+  transport: "platform" | "lean" = "platform"
+): Promise<Side> => {
+  const http = transport === "lean" ? A2ANode.layerHttpClient : NodeHttpClient.layerUndici
+  const layer = tracer ? http : Layer.merge(http, Layer.setTracerEnabled(false))
   const runtime = ManagedRuntime.make(layer)
   const client = await runtime.runPromise(HttpClient.HttpClient)
   const url = runtimeUrl(target.rpcUrl, "/api/a2a/v1/message:send")
@@ -44,7 +48,11 @@ export const makeEffectHttp = async (target: Target, tracer: boolean): Promise<S
     if (a.message?.role !== "ROLE_AGENT") throw new Error(`effect-http: unexpected answer ${JSON.stringify(a)}`)
   }))
   return {
-    name: tracer ? "diag: @effect/platform HttpClient (undici)" : "diag: @effect/platform HttpClient, tracer off",
+    name: transport === "lean"
+      ? "diag: our Node HttpClient (lean undici)"
+      : tracer
+      ? "diag: @effect/platform HttpClient (undici)"
+      : "diag: @effect/platform HttpClient, tracer off",
     block: async (n, out) => {
       for (let i = 0; i < n; i++) {
         const t0 = performance.now()

@@ -11,6 +11,7 @@ export type SideName =
   | "ours-notracer"
   | "effect-http"
   | "effect-http-notracer"
+  | "lean-http"
 
 export const makeSide = async (name: SideName, target: Target): Promise<Side> => {
   switch (name) {
@@ -28,6 +29,8 @@ export const makeSide = async (name: SideName, target: Target): Promise<Side> =>
       return (await import("./effectHttp.js")).makeEffectHttp(target, true)
     case "effect-http-notracer":
       return (await import("./effectHttp.js")).makeEffectHttp(target, false)
+    case "lean-http":
+      return (await import("./effectHttp.js")).makeEffectHttp(target, true, "lean")
     default:
       throw new Error(`unknown side ${name}`)
   }

@@ -3,7 +3,7 @@
  * composed call. This module alone decides what a timeout becomes, and its boundary is where every error of
  * a call is stamped with the call's own ids.
  */
-import type * as Duration from "effect/Duration"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -60,32 +60,6 @@ export const timeoutError = (
   })
 
 /**
- * The timeout error of a phase limit (`read`, `response-head`): one that runs out together with the whole
- * budget is reported as the budget.
- *
- * @internal
- */
-export const phaseTimeoutError = (call: Call, limit: "read" | "response-head", seconds: number) =>
-  Effect.flatMap(remainingMillis(call), (remaining) =>
-    remaining <= 0
-      ? timeoutError(call, "total", call.budget.totalSeconds)
-      : timeoutError(call, limit, seconds))
-
-/**
- * Runs `effect` and fails with `onTimeout` if it has not ended after `duration`.
- *
- * @internal
- */
-export const timeoutWith = <A, E, R, E2>(
-  effect: Effect.Effect<A, E, R>,
-  duration: Duration.Duration,
-  onTimeout: Effect.Effect<never, E2>
-): Effect.Effect<A, E | E2, R> =>
-  Effect.timeoutOption(effect, duration).pipe(
-    Effect.flatMap(Option.match({ onNone: () => onTimeout, onSome: Effect.succeed }))
-  )
-
-/**
  * The call's own ids (and its own `messageMayHaveBeenSent`, Task id and last Task) on an error. An error
  * of a resolution shared with other calls (single flight) was raised by the call that led it; each call
  * reports its own. The copy is built by the error's own Schema class, which validates it again.
@@ -107,8 +81,35 @@ export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E
 }
 
 /**
- * The one total timeout around a whole call (discovery, resolution, the transient wait, the request and the
- * whole response body), and the one place its errors get the call's ids.
+ * The call's one watchdog: it fails with the timeout error of the total budget, or of the phase limit of
+ * the exchange under way ({@link PhaseDeadline}; one that runs out together with the total is reported as
+ * the total). It never sleeps longer than `read`: an exchange sets a phase deadline at least `read` ahead of
+ * the moment it sets it, so the watchdog always wakes in time to see it.
+ */
+const watchdog = (call: Call): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
+  Effect.clockWith((clock) => {
+    const { connect, read, totalSeconds } = call.budget
+    const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
+    const loop: Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> = Effect.suspend(() => {
+      const now = clock.unsafeCurrentTimeMillis()
+      if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
+      const phase = call.phase
+      if (now >= phase.at && read !== undefined) {
+        const seconds = phase.limit === "read"
+          ? Duration.toSeconds(read)
+          : Duration.toSeconds(connect === undefined ? read : Duration.sum(connect, read))
+        return timeoutError(call, phase.limit, seconds)
+      }
+      const wake = Math.min(call.deadlineMillis - now, phase.at - now, readMillis)
+      return Effect.zipRight(clock.sleep(Duration.millis(wake)), loop)
+    })
+    return loop
+  })
+
+/**
+ * The one watchdog around a whole call (discovery, resolution, the transient wait, the request and the
+ * whole response body: the total budget and each exchange's phase limits), and the one place its errors
+ * get the call's ids.
  *
  * @internal
  */
@@ -116,6 +117,6 @@ export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  timeoutWith(effect, call.budget.total, timeoutError(call, "total", call.budget.totalSeconds)).pipe(
+  Effect.raceFirst(effect, watchdog(call)).pipe(
     Effect.catchAll((error) => Effect.flip(stamp(call, error)))
   )

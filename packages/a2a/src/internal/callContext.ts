@@ -76,6 +76,27 @@ export interface ClientEnv {
 }
 
 /**
+ * The deadline of the phase under way of the call's current exchange (SPEC §5 `[connect, read]`): the head
+ * within connect + read of the request (`response-head`), within read once connected, then at most read
+ * between chunks (`read`). The exchange moves it as it connects and as bytes arrive; the call's one
+ * watchdog (`withinBudget`) enforces it together with the total.
+ *
+ * @internal
+ */
+export class PhaseDeadline {
+  /** Clock millis; `Infinity` while no exchange with phase limits is under way. */
+  at = Number.POSITIVE_INFINITY
+  limit: "read" | "response-head" = "read"
+  set(at: number, limit: "read" | "response-head"): void {
+    this.at = at
+    this.limit = limit
+  }
+  clear(): void {
+    this.at = Number.POSITIVE_INFINITY
+  }
+}
+
+/**
  * The state of one call.
  *
  * @internal
@@ -93,6 +114,7 @@ export interface Call {
   /** What the calls to this session share; a call that joined another call's wait sees the wait it is in. */
   readonly session: SharedSession
   readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
+  readonly phase: PhaseDeadline
 }
 
 /**
@@ -129,7 +151,8 @@ export const makeCall = (
       sent: yield* Ref.make(false),
       waitingFor: yield* Ref.make(Option.none<RuntimeAccess.Transient>()),
       session: options.session ?? (yield* makeSharedSession),
-      lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>())
+      lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>()),
+      phase: new PhaseDeadline()
     }
   })
 

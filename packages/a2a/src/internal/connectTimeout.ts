@@ -9,18 +9,21 @@ import { globalValue } from "effect/GlobalValue"
 import * as Option from "effect/Option"
 
 /** @internal */
-export const currentConnectTimeout: FiberRef.FiberRef<Option.Option<Duration.Duration>> = globalValue(
-  "@mainsequence/a2a/internal/currentConnectTimeout",
-  () => FiberRef.unsafeMake(Option.none<Duration.Duration>())
-)
+export interface ConnectPhase {
+  /** The call's connect limit, which a layer that can see the connect phase applies itself. */
+  readonly limit: Option.Option<Duration.Duration>
+  /**
+   * Called (synchronously, from any callback) when the exchange has connected and its request is being
+   * written; a no-op outside an exchange with a `[connect, read]` budget.
+   */
+  readonly onConnected: () => void
+}
 
-/**
- * Called (synchronously, from any callback) when the exchange under way has connected and its request is
- * being written; a no-op outside an exchange with a `[connect, read]` budget.
- *
- * @internal
- */
-export const currentOnConnected: FiberRef.FiberRef<() => void> = globalValue(
-  "@mainsequence/a2a/internal/currentOnConnected",
-  () => FiberRef.unsafeMake<() => void>(() => {})
+/** @internal */
+export const noConnectPhase: ConnectPhase = { limit: Option.none(), onConnected: () => {} }
+
+/** @internal */
+export const currentConnectPhase: FiberRef.FiberRef<ConnectPhase> = globalValue(
+  "@mainsequence/a2a/internal/currentConnectPhase",
+  () => FiberRef.unsafeMake(noConnectPhase)
 )

@@ -9,17 +9,18 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
+import * as Tracer from "effect/Tracer"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { phaseTimeoutError, timeoutError } from "./budget.js"
+import { timeoutError } from "./budget.js"
 import { type Call, spanAttributes } from "./callContext.js"
-import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { forEachChunk } from "./responseChunks.js"
 
 /** @internal */
@@ -121,13 +122,14 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
 /**
  * Executes `request` and reads the whole body. With `carriesMessage` (the `message:send` exchange) the
  * call counts the message as possibly sent from the moment the request is handed to the client, unless
- * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must arrive
- * within `read` of the client saying it has connected and the request is on its way (`Timeout.markConnected`,
- * through {@link currentOnConnected}; the Node layer does so from undici and applies the connect limit
- * itself from {@link currentConnectTimeout}); a generic `HttpClient` that never says so cannot tell the
- * phases apart, and its head may take connect + read. At most `read` may pass between two body chunks. The call's total budget is enforced around the whole call, not here. An answer over
- * `maxResponseBytes` is refused from its `Content-Length` before any body is read, and otherwise as soon
- * as the bytes read pass the limit. One watchdog fiber per exchange enforces both phase limits.
+ * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must
+ * arrive within `read` of the client saying it has connected and the request is on its way
+ * (`Timeout.markConnected`, through {@link currentConnectPhase}; the Node layer does so from undici and
+ * applies the connect limit itself); a generic `HttpClient` that never says so cannot tell the phases
+ * apart, and its head may take connect + read. At most `read` may pass between two body chunks. This
+ * exchange moves the call's phase deadline; the call's one watchdog (`withinBudget`) enforces it with the
+ * total. An answer over `maxResponseBytes` is refused from its `Content-Length` before any body is read,
+ * and otherwise as soon as the bytes read pass the limit.
  *
  * @internal
  */
@@ -138,94 +140,85 @@ export const exchange = (
   request: HttpClientRequest.HttpClientRequest,
   options: { readonly maxResponseBytes: number; readonly carriesMessage?: boolean | undefined }
 ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
-  Effect.gen(function*() {
-    const { connect, read } = call.budget
-    const sentBefore = options.carriesMessage === true
-      ? yield* Ref.getAndSet(call.sent, true)
-      : yield* Ref.get(call.sent)
-    // With the platform's client span off (below), the trace context is propagated from this exchange's span.
-    const propagate = yield* FiberRef.get(HttpClient.currentTracerPropagation)
-    const span = propagate ? yield* Effect.option(Effect.currentSpan) : Option.none()
-    const traced = Option.match(span, {
-      onNone: () => request,
-      onSome: (span) => HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
-    })
-    const execute = client.execute(traced).pipe(
-      // The platform's own client span would end holding the raw request and response (headers with the
-      // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
-      Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
-      Effect.catchAll((error) => transportError(call, step, request, error, sentBefore)),
-      Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
-    )
-    const readStep: A2AStep = step === "send-message" ? "read-response" : step
-    const limit = options.maxResponseBytes
-    // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`); `progress` runs
-    // when the head and each chunk arrive.
-    const exchangeWith = (progress: Effect.Effect<void>) =>
-      Effect.gen(function*() {
-        const response = yield* execute
-        yield* progress
-        yield* Effect.annotateCurrentSpan("http.response.status_code", response.status)
-        if (step === "send-message") yield* Ref.set(call.step, "read-response")
-        const tooLarge = (declared: number | undefined) =>
-          new ResponseTooLarge({ url: request.url, status: response.status, limit, declared })
-        const declared = Number(response.headers["content-length"])
-        if (Number.isFinite(declared) && declared > limit) return yield* tooLarge(declared)
-        const chunks: Array<Uint8Array> = []
-        let size = 0
-        yield* forEachChunk(response, (bytes) => {
-          size += bytes.byteLength
-          if (size > limit) return Effect.fail(tooLarge(undefined))
-          chunks.push(bytes)
-          return progress
-        }).pipe(
-          Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore))
-        )
-        const answer: HttpAnswer = {
-          method: request.method,
-          url: request.url,
-          status: response.status,
-          headers: response.headers,
-          body: concat(chunks, size)
+  Effect.flatMap(
+    options.carriesMessage === true ? Ref.getAndSet(call.sent, true) : Ref.get(call.sent),
+    (sentBefore) =>
+      Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((fiber) => {
+        const { connect, read } = call.budget
+        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+        const readStep: A2AStep = step === "send-message" ? "read-response" : step
+        const limit = options.maxResponseBytes
+        // With the platform's client span off (below), the trace context is propagated from this exchange's span.
+        const span = fiber.getFiberRef(HttpClient.currentTracerPropagation)
+          ? Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+          : Option.none()
+        const traced = Option.isSome(span) && span.value._tag === "Span"
+          ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span.value))
+          : request
+        // With a `[connect, read]` budget the call's watchdog enforces this exchange's phase deadline: the head
+        // within read of connecting (within connect + read while the client has not said it connected), then
+        // at most read between two chunks.
+        const timed = connect !== undefined && read !== undefined
+        const readMillis = timed ? Duration.toMillis(read) : 0
+        let headArrived = false
+        const progress = Effect.sync(() => call.phase.set(clock.unsafeCurrentTimeMillis() + readMillis, "read"))
+        // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
+        const phase: ConnectPhase = {
+          limit: Option.fromNullable(connect),
+          onConnected: () => {
+            if (timed && !headArrived) call.phase.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+          }
         }
-        return answer
+        if (timed) {
+          call.phase.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
+        }
+        const execute = client.execute(traced).pipe(
+          // The platform's own client span would end holding the raw request and response (headers with the
+          // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
+          Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
+          Effect.locally(currentConnectPhase, phase),
+          Effect.catchAll((error) => transportError(call, step, request, error, sentBefore))
+        )
+        // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
+        const exchangeAll = Effect.flatMap(execute, (response) => {
+          headArrived = true
+          if (timed) call.phase.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+          const status = response.status
+          const tooLarge = (declared: number | undefined) =>
+            new ResponseTooLarge({ url: request.url, status, limit, declared })
+          const declared = Number(response.headers["content-length"])
+          if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(declared))
+          const chunks: Array<Uint8Array> = []
+          let size = 0
+          const read = forEachChunk(response, (bytes) => {
+            size += bytes.byteLength
+            if (size > limit) return Effect.fail(tooLarge(undefined))
+            chunks.push(bytes)
+            return timed ? progress : Effect.void
+          }).pipe(
+            Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore)),
+            Effect.map((): HttpAnswer => ({
+              method: request.method,
+              url: request.url,
+              status,
+              headers: response.headers,
+              body: concat(chunks, size)
+            }))
+          )
+          return Effect.zipRight(
+            Effect.zipRight(
+              Effect.annotateCurrentSpan("http.response.status_code", status),
+              step === "send-message" ? Ref.set(call.step, "read-response") : Effect.void
+            ),
+            read
+          )
+        })
+        return timed ? Effect.ensuring(exchangeAll, Effect.sync(() => call.phase.clear())) : exchangeAll
       })
-    if (connect === undefined || read === undefined) return yield* exchangeWith(Effect.void)
-    // One watchdog for both phase limits, raced once against the exchange (a timeout race for the head and
-    // another per body chunk were the largest cost of a send): the head within read of connecting (within
-    // connect + read while the client has not said it connected), then at most read between two chunks. It
-    // sleeps until the deadline but never longer than read, since connecting and the head's arrival move the
-    // deadline earlier.
-    const readMillis = Duration.toMillis(read)
-    const headSeconds = Duration.toSeconds(Duration.sum(connect, read))
-    const clock = yield* Effect.clock
-    let connected = false
-    let headArrived = false
-    let deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis
-    // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
-    const onConnected = () => {
-      if (headArrived) return
-      connected = true
-      deadline = clock.unsafeCurrentTimeMillis() + readMillis
-    }
-    const progress = Effect.map(Clock.currentTimeMillis, (now) => {
-      headArrived = true
-      deadline = now + readMillis
-    })
-    const watchdog = (): Effect.Effect<never, ExchangeError> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        now < deadline
-          ? Effect.zipRight(Effect.sleep(Math.min(deadline - now, readMillis)), Effect.suspend(watchdog))
-          : headArrived || connected
-          ? phaseTimeoutError(call, "read", Duration.toSeconds(read))
-          : phaseTimeoutError(call, "response-head", headSeconds))
-    return yield* Effect.raceFirst(
-      Effect.locally(exchangeWith(progress), currentOnConnected, onConnected),
-      watchdog()
-    )
-  }).pipe(
+  ).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {
       kind: "client",
+      captureStackTrace: false,
       attributes: {
         ...spanAttributes(call),
         "a2a.step": step,
@@ -234,6 +227,8 @@ export const exchange = (
       }
     })
   )
+
+const disabled = () => true
 
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →

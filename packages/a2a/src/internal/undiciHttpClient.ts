@@ -2,7 +2,7 @@
  * The Node layer's `HttpClient`: one undici dispatch per request, with its own small response. Compared with
  * `@effect/platform-node`'s undici client it makes no `AbortController`, body `Readable` or Stream per
  * request, opens a client span only while tracing is on for the request, and it reports the connect phase
- * to the exchange under way (`currentConnectTimeout`, `currentOnConnected`).
+ * to the exchange under way (`currentConnectPhase`).
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Undici from "@effect/platform-node/Undici"
@@ -24,7 +24,7 @@ import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
+import { currentConnectPhase } from "./connectTimeout.js"
 import { ChunkSourceTypeId } from "./responseChunks.js"
 
 /** Buffered body bytes above which undici is paused until the reader catches up. */
@@ -287,7 +287,7 @@ const dispatch = (
     bodyOf(request),
     (body) =>
       Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
-        const exchange = new Exchange(fiber.getFiberRef(currentOnConnected))
+        const exchange = new Exchange(fiber.getFiberRef(currentConnectPhase).onConnected)
         exchange.onHead = (head) =>
           resume(
             "error" in head
@@ -342,7 +342,7 @@ export const make = (base: Undici.Dispatcher): Effect.Effect<HttpClient.HttpClie
         if (url._tag === "Left") {
           return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
         }
-        const dispatcher = dispatcherFor(fiber.getFiberRef(currentConnectTimeout))
+        const dispatcher = dispatcherFor(fiber.getFiberRef(currentConnectPhase).limit)
         const traced = fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
           !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)
         if (!traced) return dispatch(dispatcher, request, url.right, fiber)
