@@ -86,4 +86,3 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(call: Ca
     }
   }
 })
-

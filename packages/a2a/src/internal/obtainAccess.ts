@@ -45,7 +45,9 @@ const leaderOutOfBudget = (exit: Outcome) =>
 const lead = (ctx: CallContext, takingOver: boolean): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
   Effect.gen(function*() {
     // The wait resumed is this call's now: calls that join it leave by it again.
-    if (takingOver) yield* SubscriptionRef.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: false })))
+    if (takingOver) {
+      yield* SubscriptionRef.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: false })))
+    }
     const access = yield* Effect.flatMap(awaitAdmission(ctx, takingOver), RuntimeAccessCache.fromAdmitted)
     // The backend handed this token out again after the runtime rejected it: its word is newer.
     yield* Ref.update(ctx.session.rejectedTokens, (tokens) => tokens.filter((t) => !sameToken(t, access.token)))
