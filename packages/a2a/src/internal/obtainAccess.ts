@@ -60,9 +60,10 @@ const lead = (ctx: CallContext, takingOver: boolean): Effect.Effect<Access, Runt
   ))
 
 /**
- * For a call in another call's resolution (not while `leading` its own): fails with this call's
- * `AgentRuntimeNotReadyError` as soon as the wait's next resolve no longer fits in its budget (as it would
- * have, leading the wait itself).
+ * For a call in another call's resolution: fails with this call's `AgentRuntimeNotReadyError` as soon as the
+ * wait's next resolve no longer fits in its budget (as it would have, leading the wait itself). Not while
+ * `leading`: a leader's own wait ends it inside `awaitAdmission`, never from the side. Not by an abandoned
+ * wait: it is no one's until a call takes it over, and a call still about to lead must not leave by it.
  */
 const outlivedByWait = (ctx: CallContext, leading: Ref.Ref<boolean>): Effect.Effect<never, AgentRuntimeNotReadyError> =>
   ctx.session.wait.changes.pipe(
