@@ -226,7 +226,8 @@ export const make = (
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
       : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
-    // The one per-session registry: what the calls to a session share (see `obtainAccess`).
+    // The one per-session registry of what the calls to a session share (see `obtainAccess`); the resolution
+    // itself runs once per session through the cache's single flight.
     const sessions = yield* SynchronizedRef.make(new Map<string, SharedSession>())
     const cacheKeys = new Map<string, string>()
     const env: ClientEnv = {

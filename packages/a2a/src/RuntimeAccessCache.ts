@@ -86,7 +86,8 @@ export interface Service {
   /**
    * A valid entry, else runs `resolve` and keeps its admitted access. Concurrent callers for the same key
    * share one run of `resolve` (single flight); when the caller running it is interrupted, one of the others
-   * runs its own `resolve`. `fresh` skips the lookup.
+   * runs its own `resolve`. `fresh` skips the lookup. The client resolves every session through it: a
+   * custom service's `getOrResolve` is the client's single flight.
    */
   readonly getOrResolve: <R>(
     key: string,

@@ -3,6 +3,9 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import { describe, expect, it } from "@effect/vitest"
 import { A2AError, type A2AProtocol } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import { execFileSync } from "node:child_process"
+import { writeFile } from "node:fs/promises"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
 import { escapeCodesAllowed } from "../src/Output.js"
@@ -128,7 +131,8 @@ describe("send: command line", () => {
       expect(result.stdout).toBe("Hello\nWorld\n")
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  const refused = (args: ReadonlyArray<string>, expected: RegExp) =>
+  // `expected`: the one stderr line, or a pattern it matches.
+  const refused = (args: ReadonlyArray<string>, expected: RegExp | string) =>
     Effect.gen(function*() {
       const result = yield* runCli(args)
       expect(result.calls).toEqual([])
@@ -136,7 +140,8 @@ describe("send: command line", () => {
       expect(result.exitCode).toBe(2)
       const lines = result.stderr.split("\n").filter((line) => line !== "")
       expect(lines).toHaveLength(1)
-      expect(lines[0]).toMatch(expected)
+      if (typeof expected === "string") expect(lines[0]).toBe(expected)
+      else expect(lines[0]).toMatch(expected)
     })
 
   it.scoped("bad input is refused with one line, exit 2, and nothing is sent", () =>
@@ -161,6 +166,99 @@ describe("send: command line", () => {
         /one --media-type per --file \(got 2 for 1 file\)/
       )
       yield* refused([...send, "--message", "a", "--file", "/etc/hostname"], /media type/)
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("typed flags: a bad value is refused while the command line is parsed, with its own message", () =>
+    Effect.gen(function*() {
+      const note = yield* tempFile("note.txt", "hello")
+      const dir = note.slice(0, note.lastIndexOf("/"))
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [["--timeout", "abc"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "abc")`],
+        [["--timeout", "1,2,3"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "1,2,3")`],
+        [["--timeout", "0"], "Invalid timeout: must be a positive, finite number of seconds (got 0)"],
+        [["--timeout", "Infinity"], "Invalid timeout: must be a positive, finite number of seconds (got Infinity)"],
+        [
+          ["--timeout", "5,0"],
+          "Invalid timeout: must be a positive, finite number of seconds or a [connect, read] pair of them (got [5,0])"
+        ],
+        [
+          ["--message-file", "/nonexistent/m.txt"],
+          `Invalid message-file: cannot read "/nonexistent/m.txt" (no such file)`
+        ],
+        [["--message-file", dir], `Invalid message-file: cannot read ${JSON.stringify(dir)} (not a readable file)`],
+        // A path through a regular file (ENOTDIR): @effect/cli's Options.file would die here (exit 1).
+        [
+          ["--message-file", `${note}/m.txt`],
+          `Invalid message-file: cannot read ${JSON.stringify(`${note}/m.txt`)} (not a readable file)`
+        ],
+        [["--file", "/nonexistent/a.pdf"], `Invalid file: cannot read "/nonexistent/a.pdf" (no such file)`],
+        [["--file", dir], `Invalid file: cannot read ${JSON.stringify(dir)} (not a regular file)`],
+        [
+          ["--file", `${note}/a.pdf`],
+          `Invalid file: cannot read ${JSON.stringify(`${note}/a.pdf`)} (not a readable file)`
+        ],
+        [
+          ["--file", note, "--media-type", "text/plain", "--file", "/nonexistent/b.pdf", "--media-type", "x/y"],
+          `Invalid file: cannot read "/nonexistent/b.pdf" (no such file)`
+        ]
+      ]
+      for (const [flags, line] of cases) {
+        const withMessage = flags.includes("--message-file") ? flags : ["--message", "a", ...flags]
+        yield* refused([...send, ...withMessage], line)
+      }
+      yield* refused(
+        ["agent", "session", "a2a", "task", "wait", sessionUid, "t", "--timeout", "-3"],
+        "Invalid timeout: must be a positive, finite number of seconds (got -3)"
+      )
+      // Checked before anything else runs: even without any configuration, the flag's own message.
+      const configError = new CliConfigError({ variables: ["MAINSEQUENCE_ACCESS_TOKEN"], reason: "missing" })
+      const first = yield* runCli([...send, "--message", "a", "--timeout", "0"], { configError })
+      expect([first.exitCode, first.stderr]).toEqual([
+        2,
+        "Invalid timeout: must be a positive, finite number of seconds (got 0)\n"
+      ])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--timeout takes every documented spelling: SECONDS or CONNECT,READ, as the SDK's Timeout", () =>
+    Effect.gen(function*() {
+      const spellings: ReadonlyArray<readonly [string, number | readonly [number, number]]> = [
+        ["30", 30],
+        ["0.5", 0.5],
+        [".5", 0.5],
+        ["1e2", 100],
+        [" 7 ", 7],
+        ["5,900", [5, 900]],
+        ["0.3,0.5", [0.3, 0.5]]
+      ]
+      for (const [text, timeout] of spellings) {
+        const sent = yield* runCli([...send, "--message", "a", "--timeout", text])
+        expect({ text, exitCode: sent.exitCode, timeout: sentInput(sent.calls) }).toMatchObject({
+          text,
+          exitCode: 0,
+          timeout: { timeout }
+        })
+        const waited = yield* runCli(["agent", "session", "a2a", "task", "wait", sessionUid, "t", "--timeout", text], {
+          answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
+        })
+        expect({ text, calls: waited.calls }).toEqual({
+          text,
+          calls: [{ method: "waitForA2ATask", agentSessionUid: sessionUid, args: ["t", { timeout }] }]
+        })
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--message-file reads any readable file, also a pipe (/dev/stdin, <(…)), whole and unchanged", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const dir = yield* fs.makeTempDirectoryScoped({ prefix: "ms-cli-fifo-" })
+      const fifo = `${dir}/message.fifo`
+      execFileSync("mkfifo", [fifo])
+      const text = "From a pipe\n  indented, with a trailing newline\n"
+      const writer = yield* Effect.fork(Effect.promise(() => writeFile(fifo, text)))
+      const result = yield* runCli([...send, "--message-file", fifo])
+      yield* Fiber.join(writer)
+      expect([result.exitCode, result.stderr]).toEqual([0, ""])
+      expect(sentInput(result.calls)).toMatchObject({ message: text })
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("an oversized attachment is refused by name and size", () =>
@@ -345,6 +443,79 @@ describe("help", () => {
       for (const code of ["0", "1", "2", "3", "4", "5", "6", "130"]) {
         expect(send).toMatch(new RegExp(`\n${code}\n+  \\S`))
       }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  // Each line @effect/cli 0.77.2 adds for a kind of value (Primitive.getHelp): the help shows none of them.
+  const genericLines = [
+    "A true or false value.",
+    "A date without a time-zone in the ISO-8601 format, such as 2007-12-03T10:15:30.",
+    "A floating point number.",
+    "An integer.",
+    "An existing file or directory.",
+    "An existing file.",
+    "An existing directory.",
+    "A file or directory that must not exist.",
+    "A file that must not exist.",
+    "A directory that must not exist.",
+    "A file or directory.",
+    "A file.",
+    "A directory.",
+    "A user-defined piece of text that is confidential.",
+    "A user-defined piece of text."
+  ]
+  const optionalNote = /^This setting is optional\.( Defaults to: .*)?$/
+  const repeatableNote = "This option may be repeated zero or more times."
+  // The OPTIONS section: each flag's line (`--file PATH...`) and the paragraphs below it.
+  const optionEntries = (stdout: string) =>
+    ((stdout.split("\nOPTIONS\n")[1] ?? "").split("\nEXIT CODES\n")[0] ?? "").split(/\n(?=--)/).filter((entry) =>
+      entry.trim() !== ""
+    ).map((entry) => {
+      const [flag = "", ...paragraphs] = entry.split("\n").map((line) => line.trim()).filter((line) => line !== "")
+      return { flag, paragraphs }
+    })
+
+  it.scoped("no generic placeholder lines: each flag has our description, then whether it is optional or repeatable", () =>
+    Effect.gen(function*() {
+      for (const path of commandPaths) {
+        const text = (yield* runCli([...path.split(" ").slice(1), "--help"])).stdout
+        const lines = text.split("\n").map((line) => line.trim())
+        expect(lines.filter((line) => genericLines.includes(line) || line.startsWith("One of the following:")), path)
+          .toEqual([])
+        const entries = optionEntries(text)
+        expect(entries.length, path).toBeGreaterThan(0)
+        for (const { flag, paragraphs } of entries) {
+          expect({ path, flag, count: paragraphs.length }).toEqual({ path, flag, count: 2 })
+          const [description = "", note = ""] = paragraphs
+          expect(description, `${path} ${flag}`).not.toMatch(optionalNote)
+          expect(description, `${path} ${flag}`).not.toBe(repeatableNote)
+          if (flag.endsWith("...")) expect(note, `${path} ${flag}`).toBe(repeatableNote)
+          else expect(note, `${path} ${flag}`).toMatch(optionalNote)
+        }
+      }
+      const send = optionEntries((yield* runCli(["agent", "session", "a2a", "send", "--help"])).stdout)
+      expect(send.map(({ flag }) => flag)).toEqual([
+        "--message TEXT",
+        "--message-file PATH",
+        "--message-id ID",
+        "--strict-dictionary",
+        "--json-repair-attempts N",
+        "--file PATH...",
+        "--media-type TYPE...",
+        "--response-kind message | task",
+        "--task-id ID",
+        "--reference-task-id ID...",
+        "--timeout SECONDS",
+        "--output json | text"
+      ])
+      expect(send.find(({ flag }) => flag === "--timeout SECONDS")?.paragraphs[0]).toBe(
+        "The call's total budget in seconds, or CONNECT,READ phase limits (total = their sum); default 5,900"
+      )
+      expect(send.find(({ flag }) => flag === "--file PATH...")?.paragraphs[0]).toBe(
+        "Attach a file (at most 15 MiB); repeat for more files"
+      )
+      expect(send.find(({ flag }) => flag === "--message-file PATH")?.paragraphs[0]).toBe(
+        "Read the message text from this file (instead of --message)"
+      )
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("help has escape codes only on a terminal without NO_COLOR", () =>

@@ -11,6 +11,7 @@ import { stripVTControlCharacters } from "node:util"
 import {
   allOutput,
   cliBin,
+  type CliProcessOptions,
   linesOf,
   makeConfigDir,
   retryLine,
@@ -40,6 +41,15 @@ const task = (verb: string, uid: string, id: string, ...rest: ReadonlyArray<stri
   id,
   ...rest
 ]
+
+/** `send … --response-kind task`: exits 0 and prints a Task of the session, which it returns. */
+const startTask = (uid: string, message: string, options: CliProcessOptions) =>
+  Effect.map(runCliProcess(send(uid, "--message", message, "--response-kind", "task"), options), (run) => {
+    expect(run.code, run.stderr).toBe(0)
+    const started = printedTask(run.stdout)
+    expect(started.contextId).toBe(uid)
+    return started
+  })
 
 const taskSession = {
   sessionUid: "7a5c0000-0000-4000-8000-000000000001",
@@ -135,6 +145,11 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         [send(uid), /--message TEXT or --message-file PATH/],
         [send(uid, "--message", "a", "--message-file", note), /not both/],
         [send(uid, "--message-file", Path.join(dir, "missing.txt")), /message-file.*missing\.txt/],
+        [send(uid, "--message-file", dir), /^Invalid message-file: cannot read ".*" \(not a readable file\)$/],
+        [
+          send(uid, "--message-file", Path.join(note, "m.txt")),
+          /^Invalid message-file: cannot read ".*note\.txt\/m\.txt" \(not a readable file\)$/
+        ],
         [send("not-a-uuid", "--message", "a"), /UUID/],
         [send(uid, "--message", "a", "--message-id", "bad id!"), /message ?id/i],
         [send(uid, "--message", "a", "--message-id", "x".repeat(129)), /message ?id/i],
@@ -151,6 +166,15 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           /'abc' is not a integer/
         ],
         [send(uid, "--message", "a", "--file", Path.join(dir, "missing.pdf")), /missing\.pdf/],
+        [
+          send(uid, "--message", "a", "--file", Path.join(dir, "missing.pdf")),
+          /^Invalid file: cannot read ".*missing\.pdf" \(no such file\)$/
+        ],
+        [send(uid, "--message", "a", "--file", dir), /^Invalid file: cannot read ".*" \(not a regular file\)$/],
+        [
+          send(uid, "--message", "a", "--file", Path.join(note, "a.pdf")),
+          /^Invalid file: cannot read ".*note\.txt\/a\.pdf" \(not a readable file\)$/
+        ],
         [send(uid, "--message", "a", "--file", big), /big\.pdf.*15728641/],
         [send(uid, "--message", "a", "--file", note), /note\.txt.*media type/],
         [
@@ -162,6 +186,14 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         [send(uid, "--message", "a", "--timeout", "abc"), /timeout/],
         [send(uid, "--message", "a", "--timeout", "Infinity"), /timeout/],
         [send(uid, "--message", "a", "--timeout", "5,0"), /timeout/],
+        [
+          send(uid, "--message", "a", "--timeout", "1,2,3"),
+          /^Invalid timeout: expected SECONDS or CONNECT,READ in seconds \(got "1,2,3"\)$/
+        ],
+        [
+          send(uid, "--message", "a", "--timeout", "-5"),
+          /^Invalid timeout: must be a positive, finite number of seconds \(got -5\)$/
+        ],
         [send(uid, "--message", "a", "--response-kind", "stream"), /one of the following cases: message, task/],
         [send(uid, "--message", "a", "--task-id", "task-1"), /taskId.*responseKind: "task"/],
         [send(uid, "--message", "a", "--task-id", "task-1", "--response-kind", "message"), /responseKind: "task"/],
@@ -530,14 +562,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const { env } = yield* servePlatform({ sessions: [taskSession, longTaskSession] })
         const dir = configDir()
         const uid = taskSession.sessionUid
-        const started = yield* runCliProcess(send(uid, "--message", "a job", "--response-kind", "task"), {
-          configDir: dir,
-          env
-        })
-        expect(started.code, started.stderr).toBe(0)
-        const created = printedTask(started.stdout)
-        expect(created.contextId).toBe(uid)
-        const createdId = taskIdOf(created)
+        const createdId = taskIdOf(yield* startTask(uid, "a job", { configDir: dir, env }))
 
         const got = yield* runCliProcess(task("get", uid, createdId), { configDir: dir, env })
         expect(got.code, got.stderr).toBe(0)
@@ -548,11 +573,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect(printedTask(waited.stdout)).toMatchObject({ id: createdId, status: { state: "TASK_STATE_COMPLETED" } })
 
         const long = longTaskSession.sessionUid
-        const again = yield* runCliProcess(send(long, "--message", "a long job", "--response-kind", "task"), {
-          configDir: dir,
-          env
-        })
-        const secondId = taskIdOf(printedTask(again.stdout))
+        const secondId = taskIdOf(yield* startTask(long, "a long job", { configDir: dir, env }))
         const canceled = yield* runCliProcess(task("cancel", long, secondId), { configDir: dir, env })
         expect(canceled.code, canceled.stderr).toBe(0)
         expect(printedTask(canceled.stdout)).toMatchObject({ id: secondId, status: { state: "TASK_STATE_CANCELED" } })
@@ -585,12 +606,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const { env, platform } = yield* servePlatform({ sessions: [taskSession] })
         const dir = configDir()
         const uid = demoSessionUids.inputRequired
-        const started = yield* runCliProcess(send(uid, "--message", "Write the report", "--response-kind", "task"), {
-          configDir: dir,
-          env
-        })
-        expect(started.code, started.stderr).toBe(0)
-        const taskId = taskIdOf(printedTask(started.stdout))
+        const taskId = taskIdOf(yield* startTask(uid, "Write the report", { configDir: dir, env }))
 
         const asked = yield* runCliProcess(task("wait", uid, taskId, "--timeout", "20"), { configDir: dir, env })
         expect([asked.code, asked.stderr]).toEqual([0, ""])
@@ -606,11 +622,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect([askedText.code, askedText.stdout]).toEqual([0, `${demoInputRequiredQuestion}\n`])
 
         // An earlier Task of another session, to reference: message.referenceTaskIds is copied as given.
-        const other = yield* runCliProcess(
-          send(taskSession.sessionUid, "--message", "earlier", "--response-kind", "task"),
-          { configDir: dir, env }
-        )
-        const earlierId = taskIdOf(printedTask(other.stdout))
+        const earlierId = taskIdOf(yield* startTask(taskSession.sessionUid, "earlier", { configDir: dir, env }))
         const answered = yield* runCliProcess(
           send(
             uid,

@@ -8,8 +8,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
-import * as Stream from "effect/Stream"
-import { type AgentRuntimeNotReadyError, AgentRuntimeUnavailableError } from "../A2AError.js"
+import { AgentRuntimeUnavailableError } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import { notReadyError } from "./budget.js"
@@ -87,20 +86,3 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(call: Ca
     }
   }
 })
-
-/**
- * For a call that joined another call's wait: fails with this call's `AgentRuntimeNotReadyError` as soon
- * as the wait's next resolve no longer fits in its budget (as it would have, leading the wait itself).
- *
- * @internal
- */
-export const outlivedByWait = (call: Call): Effect.Effect<never, AgentRuntimeNotReadyError> =>
-  call.session.wait.changes.pipe(
-    Stream.filterMap((wait) => Option.filter(wait, ({ retryAtMillis }) => retryAtMillis >= call.deadlineMillis)),
-    Stream.runHead,
-    Effect.flatMap(Option.match({
-      onNone: () => Effect.never,
-      onSome: (wait) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => notReadyError(call, wait.transient, call.deadlineMillis - now))
-    }))
-  )

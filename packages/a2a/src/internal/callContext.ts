@@ -5,14 +5,12 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Clock from "effect/Clock"
-import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as SubscriptionRef from "effect/SubscriptionRef"
-import * as SynchronizedRef from "effect/SynchronizedRef"
 import type { A2AInputError, A2AStep } from "../A2AError.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
@@ -30,29 +28,29 @@ export interface SessionWait {
   /** Clock millis of the next resolve: the resolve time plus `retry_after_ms`. */
   readonly retryAtMillis: number
   readonly attempt: number
+  /** The call that led the wait ended without access: a call that takes over resumes it, none leaves by it. */
+  readonly abandoned?: boolean | undefined
 }
 
 /**
- * What the calls to one session share (the client's one per-session registry holds it): the resolution
- * under way (single flight), the last transient answer of that resolution whichever call leads it, and
- * the tokens the runtime rejected.
+ * What the calls to one session share (the client's one per-session registry holds it): the last transient
+ * answer of the session's resolution whichever call leads it, how many leads of that resolution ended, and
+ * the tokens the runtime rejected. The resolution itself runs once at a time per session through the
+ * cache's single flight (`RuntimeAccessCache.getOrResolve`).
  *
  * @internal
  */
 export interface SharedSession {
-  readonly flight: SynchronizedRef.SynchronizedRef<
-    Option.Option<Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>>
-  >
   readonly wait: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>
+  /** Counts the ends of leads: a call whose lead starts after one it was in ended takes that one over. */
+  readonly leadsEnded: Ref.Ref<number>
   readonly rejectedTokens: Ref.Ref<ReadonlyArray<Redacted.Redacted<string>>>
 }
 
 /** @internal */
 export const makeSharedSession: Effect.Effect<SharedSession> = Effect.all({
-  flight: SynchronizedRef.make(
-    Option.none<Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>>()
-  ),
   wait: SubscriptionRef.make(Option.none<SessionWait>()),
+  leadsEnded: Ref.make(0),
   rejectedTokens: Ref.make<ReadonlyArray<Redacted.Redacted<string>>>([])
 })
 

@@ -1,18 +1,22 @@
 /**
  * Steps 2–3 (SPEC §1.2–3, §6): a valid cached access, else the session's one shared resolution (and
- * transient wait), each call's own budget deciding when it leaves that wait or takes it over.
+ * transient wait), each call's own budget deciding when it leaves that wait or takes it over. The cache's
+ * single flight (`getOrResolve`) runs the resolution once per session; the budget policy is this module's.
  */
 import * as Cause from "effect/Cause"
-import * as Deferred from "effect/Deferred"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+import type { AgentRuntimeNotReadyError } from "../A2AError.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import { awaitAdmission, outlivedByWait } from "./awaitAdmission.js"
+import { awaitAdmission } from "./awaitAdmission.js"
+import { notReadyError } from "./budget.js"
 import type { CallContext } from "./callContext.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
@@ -35,57 +39,71 @@ const leaderOutOfBudget = (exit: Outcome) =>
     Option.exists(Cause.failureOption(exit.cause), (error) => error._tag === "AgentRuntimeNotReadyError"))
 
 /**
- * Leads a new resolution (`takingOver`: resumes the wait another call left), or joins the one under way:
- * a joined call leaves when the wait's next resolve no longer fits its budget, and takes over when the
- * leader's budget ended it.
+ * The session's resolution as this call leads it (`takingOver`: resuming the wait another call left). Its
+ * end, whatever it is, marks the wait abandoned and is counted, so that a joined call takes it over.
+ */
+const lead = (ctx: CallContext, takingOver: boolean): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
+  Effect.gen(function*() {
+    // The wait resumed is this call's now: calls that join it leave by it again.
+    if (takingOver) {
+      yield* SubscriptionRef.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: false })))
+    }
+    const access = yield* Effect.flatMap(awaitAdmission(ctx, takingOver), RuntimeAccessCache.fromAdmitted)
+    // The backend handed this token out again after the runtime rejected it: its word is newer.
+    yield* Ref.update(ctx.session.rejectedTokens, (tokens) => tokens.filter((t) => !sameToken(t, access.token)))
+    return access
+  }).pipe(Effect.onExit(() =>
+    Effect.zipRight(
+      SubscriptionRef.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: true }))),
+      Ref.update(ctx.session.leadsEnded, (n) => n + 1)
+    )
+  ))
+
+/**
+ * For a call in another call's resolution: fails with this call's `AgentRuntimeNotReadyError` as soon as the
+ * wait's next resolve no longer fits in its budget (as it would have, leading the wait itself). Not while
+ * `leading`: a leader's own wait ends it inside `awaitAdmission`, never from the side. Not by an abandoned
+ * wait: it is no one's until a call takes it over, and a call still about to lead must not leave by it.
+ */
+const outlivedByWait = (ctx: CallContext, leading: Ref.Ref<boolean>): Effect.Effect<never, AgentRuntimeNotReadyError> =>
+  ctx.session.wait.changes.pipe(
+    Stream.filterMap((wait) =>
+      Option.filter(wait, ({ abandoned, retryAtMillis }) => abandoned !== true && retryAtMillis >= ctx.deadlineMillis)
+    ),
+    Stream.filterEffect(() => Effect.negate(Ref.get(leading))),
+    Stream.runHead,
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.never,
+      onSome: (wait) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => notReadyError(ctx, wait.transient, ctx.deadlineMillis - now))
+    }))
+  )
+
+/**
+ * The session's one shared resolution through the cache's single flight: this call leads it (`takingOver`:
+ * resumes the wait another call left), or is in the one under way, which it leaves when the wait's next
+ * resolve no longer fits its budget, and takes over when the leader's budget ended it.
  */
 const resolveShared = (
   ctx: CallContext,
   fresh: boolean,
   takingOver: boolean
 ): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
-  Effect.uninterruptibleMask((restore) =>
-    SynchronizedRef.modifyEffect(ctx.session.flight, (running) => {
-      if (Option.isSome(running)) {
-        const join = restore(
-          Effect.flatMap(
-            Effect.raceFirst(Effect.exit(Deferred.await(running.value)), outlivedByWait(ctx)),
-            (exit) => leaderOutOfBudget(exit) ? resolveShared(ctx, false, true) : exit
-          )
-        )
-        return Effect.succeed([join, running] as const)
-      }
-      const cached = fresh ? Effect.succeedNone : ctx.cache.get(ctx.key)
-      return Effect.flatMap(
-        cached,
-        Option.match({
-          onSome: (access) => Effect.succeed([Effect.succeed(access), running] as const),
-          onNone: () =>
-            Effect.map(Deferred.make<Access, RuntimeAccessCache.ResolveError>(), (flight) => {
-              const end = (exit: Outcome) =>
-                SynchronizedRef.update(
-                  ctx.session.flight,
-                  (current) => Option.isSome(current) && current.value === flight ? Option.none() : current
-                ).pipe(Effect.zipRight(Deferred.done(flight, exit)))
-              const lead = restore(
-                awaitAdmission(ctx, takingOver).pipe(
-                  Effect.flatMap(RuntimeAccessCache.fromAdmitted),
-                  Effect.tap((access) =>
-                    // The backend handed this token out again after the runtime rejected it: its word is newer.
-                    Effect.zipRight(
-                      Ref.update(ctx.session.rejectedTokens, (tokens) =>
-                        tokens.filter((t) => !sameToken(t, access.token))),
-                      ctx.cache.set(ctx.key, access)
-                    )
-                  )
-                )
-              ).pipe(Effect.onExit(end))
-              return [lead, Option.some(flight)] as const
-            })
-        })
-      )
-    }).pipe(Effect.flatten)
-  )
+  Effect.gen(function*() {
+    const leading = yield* Ref.make(false)
+    const endedBefore = yield* Ref.get(ctx.session.leadsEnded)
+    // Run only when this call leads: by the cache's choice, or as its hand-over after the leader was interrupted.
+    const asLeader = Effect.zipRight(
+      Ref.set(leading, true),
+      Effect.flatMap(Ref.get(ctx.session.leadsEnded), (ended) => lead(ctx, takingOver || ended !== endedBefore))
+    )
+    const exit = yield* Effect.raceFirst(
+      Effect.exit(ctx.cache.getOrResolve(ctx.key, asLeader, { fresh })),
+      outlivedByWait(ctx, leading)
+    )
+    const joined = !(yield* Ref.get(leading))
+    return yield* joined && leaderOutOfBudget(exit) ? resolveShared(ctx, false, true) : exit
+  })
 
 /**
  * A valid cached access whose token the runtime has not rejected, else fresh access from the session's one

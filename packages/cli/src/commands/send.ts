@@ -12,24 +12,16 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
-import { readAttachments } from "../flags/attachments.js"
-import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
-import { readMessage } from "../flags/message.js"
+import { files, mediaTypes, readAttachments } from "../flags/attachments.js"
+import { agentSessionUid, output, timeout } from "../flags/common.js"
+import { message, messageFile, messageText } from "../flags/message.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
 
 const flags = {
   agentSessionUid,
-  message: Options.text("message").pipe(
-    Options.withPseudoName("TEXT"),
-    Options.withDescription("The message text"),
-    Options.optional
-  ),
-  messageFile: Options.text("message-file").pipe(
-    Options.withPseudoName("PATH"),
-    Options.withDescription("Read the message text from this file (instead of --message)"),
-    Options.optional
-  ),
+  message,
+  messageFile,
   messageId: Options.text("message-id").pipe(
     Options.withPseudoName("ID"),
     Options.withDescription(
@@ -45,16 +37,8 @@ const flags = {
     Options.withDescription("With --strict-dictionary: how often the platform may repair invalid JSON (default 3)"),
     Options.optional
   ),
-  files: Options.text("file").pipe(
-    Options.withPseudoName("PATH"),
-    Options.withDescription("Attach a file (at most 15 MiB); repeat for more files"),
-    Options.repeated
-  ),
-  mediaTypes: Options.text("media-type").pipe(
-    Options.withPseudoName("TYPE"),
-    Options.withDescription("The media type of the n-th --file (.pdf files default to application/pdf)"),
-    Options.repeated
-  ),
+  files,
+  mediaTypes,
   responseKind: Options.choice("response-kind", A2AProtocol.ResponseKind.literals).pipe(
     Options.withDescription("message (default): a direct answer; task: a Task, for Agents that support it"),
     Options.optional
@@ -116,10 +100,9 @@ export const runSend = (
   A2ACall.ClientEnvironment | Output | FileSystem.FileSystem
 > =>
   Effect.gen(function*() {
-    const budget = yield* timeoutValue(flags.timeout)
     const responseKind = Option.getOrUndefined(flags.responseKind)
     const jsonRepairAttempts = yield* jsonRepairAttemptsValue(flags.jsonRepairAttempts, flags.strictDictionary)
-    const message = yield* readMessage(flags)
+    const message = yield* messageText(flags)
     const attachments = yield* readAttachments(flags)
     const answer = yield* A2ACall.run((client) =>
       client.sendA2AMessage(flags.agentSessionUid, {
@@ -131,7 +114,7 @@ export const runSend = (
         responseKind,
         taskId: Option.getOrUndefined(flags.taskId),
         referenceTaskIds: flags.referenceTaskIds.length === 0 ? undefined : flags.referenceTaskIds,
-        timeout: budget
+        timeout: Option.getOrUndefined(flags.timeout)
       }), { messageId: Option.getOrUndefined(Option.map(flags.messageId, (id) => id.trim())) })
     yield* printAnswer(answer, flags.output)
   })

@@ -8,9 +8,10 @@ import * as Args from "@effect/cli/Args"
 import * as Command from "@effect/cli/Command"
 import type { A2AClient, A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
-import { agentSessionUid, output, timeout, timeoutValue } from "../flags/common.js"
+import { agentSessionUid, output, timeout } from "../flags/common.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
 
@@ -46,9 +47,8 @@ export const runTaskCall = (call: TaskCall) =>
   A2ACall.ClientEnvironment | Output
 > =>
   Effect.gen(function*() {
-    const budget = yield* timeoutValue(flags.timeout)
     const task = yield* A2ACall.run((client: A2AClient.Service) =>
-      client[call](flags.agentSessionUid, flags.taskId, { timeout: budget })
+      client[call](flags.agentSessionUid, flags.taskId, { timeout: Option.getOrUndefined(flags.timeout) })
     )
     yield* printAnswer(task, flags.output)
   })

@@ -5,11 +5,11 @@
  */
 import * as Args from "@effect/cli/Args"
 import * as Options from "@effect/cli/Options"
-import type { A2AError, Timeout } from "@mainsequence/a2a"
-import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
+import type { Timeout } from "@mainsequence/a2a"
+import type * as Option from "effect/Option"
 import { outputFormats } from "../Output.js"
 import { parseTimeout } from "./timeout.js"
+import { validatedBy } from "./validated.js"
 
 /**
  * `<agent_session_uid>`: the backend `AgentSession.uid` (the SDK checks it is a UUID).
@@ -22,29 +22,28 @@ export const agentSessionUid = Args.text({ name: "agent_session_uid" }).pipe(
 )
 
 /**
- * `--timeout SECONDS` or `--timeout CONNECT,READ`.
+ * The value of `--timeout`: the SDK's `Timeout`, or none for the SDK's default.
+ *
+ * @since 0.1.0
+ * @category models
+ */
+export type TimeoutFlag = Option.Option<Timeout.Timeout>
+
+/**
+ * `--timeout SECONDS` or `--timeout CONNECT,READ`: the SDK's `Timeout`, checked by its rule while the command
+ * line is parsed (absent: the SDK's default).
  *
  * @since 0.1.0
  * @category options
  */
-export const timeout = Options.text("timeout").pipe(
+export const timeout: Options.Options<TimeoutFlag> = Options.text("timeout").pipe(
   Options.withPseudoName("SECONDS"),
   Options.withDescription(
     "The call's total budget in seconds, or CONNECT,READ phase limits (total = their sum); default 5,900"
   ),
+  validatedBy(parseTimeout),
   Options.optional
 )
-
-/**
- * The validated `--timeout`, or `undefined` for the SDK's default.
- *
- * @since 0.1.0
- * @category parsing
- */
-export const timeoutValue = (
-  flag: Option.Option<string>
-): Effect.Effect<Timeout.Timeout | undefined, A2AError.A2AInputError> =>
-  Option.match(flag, { onNone: () => Effect.succeed(undefined), onSome: parseTimeout })
 
 /**
  * `--output json|text`.

@@ -1,14 +1,40 @@
 /**
  * `--message TEXT` / `--message-file PATH`: exactly one of them gives the message text. The file is read
- * whole, as UTF-8, unchanged; the SDK then refuses a blank message.
+ * whole, as UTF-8, unchanged, while the command line is parsed; the SDK then refuses a blank message.
  *
  * @since 0.1.0
  */
-import type * as PlatformError from "@effect/platform/Error"
-import * as FileSystem from "@effect/platform/FileSystem"
+import * as Options from "@effect/cli/Options"
 import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import { readTextFile } from "./files.js"
+import { validatedBy } from "./validated.js"
+
+/**
+ * `--message TEXT`.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const message = Options.text("message").pipe(
+  Options.withPseudoName("TEXT"),
+  Options.withDescription("The message text"),
+  Options.optional
+)
+
+/**
+ * `--message-file PATH`: its value is the file's text.
+ *
+ * @since 0.1.0
+ * @category options
+ */
+export const messageFile = Options.text("message-file").pipe(
+  Options.withPseudoName("PATH"),
+  Options.withDescription("Read the message text from this file (instead of --message)"),
+  validatedBy((path: string) => readTextFile("message-file", path)),
+  Options.optional
+)
 
 /**
  * @since 0.1.0
@@ -16,24 +42,17 @@ import * as Option from "effect/Option"
  */
 export interface MessageFlags {
   readonly message: Option.Option<string>
+  /** the text of the `--message-file` */
   readonly messageFile: Option.Option<string>
 }
 
-const readableReasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
-  NotFound: "no such file",
-  PermissionDenied: "permission denied",
-  BadResource: "not a readable file"
-}
-
 /**
- * The message text, from `--message` or the contents of `--message-file`.
+ * The message text, from `--message` or `--message-file`.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const readMessage = (
-  flags: MessageFlags
-): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> =>
+export const messageText = (flags: MessageFlags): Effect.Effect<string, A2AError.A2AInputError> =>
   Option.match(flags.message, {
     onSome: (text) =>
       Option.isSome(flags.messageFile)
@@ -47,16 +66,6 @@ export const readMessage = (
           Effect.fail(
             new A2AError.A2AInputError({ field: "message", reason: "give --message TEXT or --message-file PATH" })
           ),
-        onSome: (path) =>
-          Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path, "utf-8")).pipe(
-            Effect.mapError((error) =>
-              new A2AError.A2AInputError({
-                field: "message-file",
-                reason: `cannot read ${JSON.stringify(path)} (${
-                  error._tag === "SystemError" ? (readableReasons[error.reason] ?? error.reason) : error.message
-                })`
-              })
-            )
-          )
+        onSome: Effect.succeed
       })
   })
