@@ -26,7 +26,9 @@ describe("exchange: phase limits", () => {
         // the call's one watchdog (withinBudget) enforces the phase deadline the exchange sets
         withinBudget(
           call,
-          exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true })
+          exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true }).pipe(
+            Effect.catchTag("ResponseTooLarge", Effect.die)
+          )
         ),
         "1 minute"
       )
