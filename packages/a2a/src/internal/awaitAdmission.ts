@@ -53,36 +53,38 @@ const waitForRetry = (call: Call, wait: SessionWait) =>
  *
  * @internal
  */
-export const awaitAdmission = Effect.fn("a2a.awaitAdmission")(function*(call: CallContext, takingOver: boolean) {
-  yield* Effect.annotateCurrentSpan(spanAttributes(call))
-  const leftOver = takingOver ? yield* Ref.get(call.session.wait) : Option.none()
-  if (Option.isSome(leftOver)) yield* waitForRetry(call, leftOver.value)
-  // A new resolution: what an earlier one saw is no longer the session's state.
-  else yield* Ref.set(call.session.wait, Option.none())
-  const firstAttempt = Option.match(leftOver, { onNone: () => 1, onSome: (wait) => wait.attempt + 1 })
-  for (let attempt = firstAttempt;; attempt++) {
-    const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(call, attempt)
-    switch (decision._tag) {
-      case "Admitted": {
-        yield* Ref.set(call.session.wait, Option.none())
-        yield* Ref.set(call.waitingFor, Option.none())
-        return decision
-      }
-      case "Terminal": {
-        yield* Ref.set(call.session.wait, Option.none())
-        return yield* new AgentRuntimeUnavailableError({
-          state: decision.state,
-          notice: decision.notice,
-          detail: decision.detail,
-          presenceDetail: decision.presence?.detail ?? undefined
-        })
-      }
-      case "Transient": {
-        const now = yield* Clock.currentTimeMillis
-        const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
-        yield* Ref.set(call.session.wait, Option.some(wait))
-        yield* waitForRetry(call, wait)
+export const awaitAdmission = Effect.fn("a2a.awaitAdmission", { captureStackTrace: false })(
+  function*(call: CallContext, takingOver: boolean) {
+    yield* Effect.annotateCurrentSpan(spanAttributes(call))
+    const leftOver = takingOver ? yield* Ref.get(call.session.wait) : Option.none()
+    if (Option.isSome(leftOver)) yield* waitForRetry(call, leftOver.value)
+    // A new resolution: what an earlier one saw is no longer the session's state.
+    else yield* Ref.set(call.session.wait, Option.none())
+    const firstAttempt = Option.match(leftOver, { onNone: () => 1, onSome: (wait) => wait.attempt + 1 })
+    for (let attempt = firstAttempt;; attempt++) {
+      const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(call, attempt)
+      switch (decision._tag) {
+        case "Admitted": {
+          yield* Ref.set(call.session.wait, Option.none())
+          yield* Ref.set(call.waitingFor, Option.none())
+          return decision
+        }
+        case "Terminal": {
+          yield* Ref.set(call.session.wait, Option.none())
+          return yield* new AgentRuntimeUnavailableError({
+            state: decision.state,
+            notice: decision.notice,
+            detail: decision.detail,
+            presenceDetail: decision.presence?.detail ?? undefined
+          })
+        }
+        case "Transient": {
+          const now = yield* Clock.currentTimeMillis
+          const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
+          yield* Ref.set(call.session.wait, Option.some(wait))
+          yield* waitForRetry(call, wait)
+        }
       }
     }
   }
-})
+)

@@ -49,16 +49,25 @@ const hex = (n: number) => n.toString(16).padStart(2, "0")
  *
  * @internal
  */
-export const randomUuidV4: Effect.Effect<string> = Effect.gen(function*() {
-  const bytes: Array<number> = []
-  for (let i = 0; i < 16; i++) {
-    const byte = yield* Random.nextIntBetween(0, 256)
-    // Version 4 in byte 6, RFC 4122 variant in byte 8.
-    bytes.push(i === 6 ? (byte & 0x0f) | 0x40 : i === 8 ? (byte & 0x3f) | 0x80 : byte)
+export const randomUuidV4: Effect.Effect<string> = Effect.map(
+  Effect.all([Random.next, Random.next, Random.next]),
+  (draws) => {
+    // 48 random bits from each draw (a double in [0, 1)), 16 bytes in all.
+    const bytes: Array<number> = []
+    for (const draw of draws) {
+      let bits = Math.floor(draw * 2 ** 48)
+      for (let i = 0; i < 6 && bytes.length < 16; i++) {
+        const byte = bits % 256
+        bits = Math.floor(bits / 256)
+        // Version 4 in byte 6, RFC 4122 variant in byte 8.
+        const index = bytes.length
+        bytes.push(index === 6 ? (byte & 0x0f) | 0x40 : index === 8 ? (byte & 0x3f) | 0x80 : byte)
+      }
+    }
+    const h = bytes.map(hex).join("")
+    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
   }
-  const h = bytes.map(hex).join("")
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-})
+)
 
 const resolveMessageId = (messageId: string | undefined): Effect.Effect<string, A2AInputError> => {
   if (messageId === undefined) return Effect.map(randomUuidV4, (uuid) => `msg-${uuid}`)
@@ -126,7 +135,7 @@ const attachmentPart = (attachment: Attachment.Attachment) =>
  *
  * @internal
  */
-export const buildRequestBody = Effect.fn("a2a.buildRequestBody")(
+export const buildRequestBody = Effect.fn("a2a.buildRequestBody", { captureStackTrace: false })(
   function*(agentSessionUid: string, input: SendA2AMessageInput) {
     if (typeof input.message !== "string" || input.message.trim() === "") {
       return yield* Effect.fail(inputError("message", "must not be blank"))

@@ -50,4 +50,4 @@ export const sendMessage = (
         })
       })
     )
-  }).pipe(Effect.withSpan("a2a.sendA2AMessage"))
+  }).pipe(Effect.withSpan("a2a.sendA2AMessage", { captureStackTrace: false }))

@@ -11,7 +11,7 @@ import { schemaPath } from "./answers.js"
 import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 
 /** @internal */
-export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess")(
+export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess", { captureStackTrace: false })(
   function*(call: CallContext, attempt: number) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
     yield* enterStep(call, "resolve-runtime-access")

@@ -62,7 +62,7 @@ export const runtimeExchange = (
   )
 
 /** @internal */
-export const sendToRuntime = Effect.fn("a2a.sendToRuntime")(
+export const sendToRuntime = Effect.fn("a2a.sendToRuntime", { captureStackTrace: false })(
   function*(call: CallContext, access: RuntimeAccessCache.CachedRuntimeAccess, body: RequestBody, attempt: number) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
