@@ -12,7 +12,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as SynchronizedRef from "effect/SynchronizedRef"
 import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as Attachment from "./Attachment.js"
@@ -228,7 +227,7 @@ export const make = (
       : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
     // The one per-session registry of what the calls to a session share (see `obtainAccess`); the resolution
     // itself runs once per session through the cache's single flight.
-    const sessions = yield* SynchronizedRef.make(new Map<string, SharedSession>())
+    const sessions = new Map<string, SharedSession>()
     const cacheKeys = new Map<string, string>()
     const env: ClientEnv = {
       client,
@@ -236,13 +235,18 @@ export const make = (
       cache,
       ready: checkOptions(options),
       maxResponseBytes,
-      sharedSession: (agentSessionUid) =>
-        SynchronizedRef.modifyEffect(sessions, (map) => {
-          const existing = map.get(agentSessionUid)
-          return existing !== undefined
-            ? Effect.succeed([existing, map] as const)
-            : Effect.map(makeSharedSession, (shared) => [shared, new Map(map).set(agentSessionUid, shared)] as const)
-        }),
+      // Looked up and registered synchronously (no other fiber runs in between), so every call to a session
+      // gets the same shared state.
+      sharedSession: (agentSessionUid) => {
+        const existing = sessions.get(agentSessionUid)
+        if (existing !== undefined) return Effect.succeed(existing)
+        return Effect.map(makeSharedSession, (made) => {
+          const registered = sessions.get(agentSessionUid)
+          if (registered !== undefined) return registered
+          sessions.set(agentSessionUid, made)
+          return made
+        })
+      },
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
         const known = cacheKeys.get(agentSessionUid)

@@ -137,30 +137,37 @@ interface CallOptions {
 export const makeCall = (
   options: CallOptions & { readonly session?: SharedSession | undefined }
 ): Effect.Effect<Call> =>
-  Effect.gen(function*() {
-    const now = yield* Clock.currentTimeMillis
-    return {
-      agentSessionUid: options.agentSessionUid,
-      messageId: options.messageId,
-      taskId: options.taskId,
-      budget: options.budget,
-      deadlineMillis: now + Duration.toMillis(options.budget.total),
-      step: yield* Ref.make(options.step),
-      sent: yield* Ref.make(false),
-      waitingFor: yield* Ref.make(Option.none<RuntimeAccess.Transient>()),
-      session: options.session ?? (yield* makeSharedSession),
-      lastTask: yield* Ref.make(Option.none<A2AProtocol.Task>()),
-      phase: new PhaseDeadline()
-    }
-  })
+  Effect.flatMap(
+    options.session === undefined ? makeSharedSession : Effect.succeed(options.session),
+    (session) =>
+      Effect.clockWith((clock) =>
+        Effect.sync((): Call => ({
+          agentSessionUid: options.agentSessionUid,
+          messageId: options.messageId,
+          taskId: options.taskId,
+          budget: options.budget,
+          deadlineMillis: clock.unsafeCurrentTimeMillis() + Duration.toMillis(options.budget.total),
+          step: Ref.unsafeMake(options.step),
+          sent: Ref.unsafeMake(false),
+          waitingFor: Ref.unsafeMake(Option.none<RuntimeAccess.Transient>()),
+          session,
+          lastTask: Ref.unsafeMake(Option.none<A2AProtocol.Task>()),
+          phase: new PhaseDeadline()
+        }))
+      )
+  )
 
 /** @internal */
 export const makeCallContext = (env: ClientEnv, options: CallOptions): Effect.Effect<CallContext> =>
-  Effect.gen(function*() {
-    const session = yield* env.sharedSession(options.agentSessionUid)
-    const call = yield* makeCall({ ...options, session })
-    return { ...env, ...call, key: env.cacheKey(options.agentSessionUid) }
-  })
+  Effect.flatMap(
+    env.sharedSession(options.agentSessionUid),
+    (session) =>
+      Effect.map(makeCall({ ...options, session }), (call): CallContext => ({
+        ...env,
+        ...call,
+        key: env.cacheKey(options.agentSessionUid)
+      }))
+  )
 
 /** @internal */
 export const remainingMillis = (call: Call): Effect.Effect<number> =>
