@@ -35,6 +35,12 @@ const concat = (chunks: Chunk.Chunk<Uint8Array>): Uint8Array => {
   return out
 }
 
+const toArrayBuffer = (bytes: Uint8Array): ArrayBuffer => {
+  const buffer = new ArrayBuffer(bytes.byteLength)
+  new Uint8Array(buffer).set(bytes)
+  return buffer
+}
+
 class SimulatedClientResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
   readonly [IncomingMessage.TypeId]: IncomingMessage.TypeId = IncomingMessage.TypeId
@@ -98,11 +104,7 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
-    return this.bytesBody ??= Effect.runSync(Effect.cached(Effect.map(this.bytes, (bytes) => {
-      const buffer = new ArrayBuffer(bytes.byteLength)
-      new Uint8Array(buffer).set(bytes)
-      return buffer
-    })))
+    return this.bytesBody ??= Effect.runSync(Effect.cached(Effect.map(this.bytes, toArrayBuffer)))
   }
 
   get text(): Effect.Effect<string, HttpClientError.ResponseError> {
@@ -132,7 +134,10 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
     return this.formDataBody ??= Effect.runSync(Effect.cached(Effect.flatMap(this.bytes, (bytes) =>
       Effect.tryPromise({
         try: () =>
-          new Response(this.hasBody ? bytes : null, { status: this.status, headers: this.source.headers }).formData(),
+          new Response(this.hasBody ? toArrayBuffer(bytes) : null, {
+            status: this.status,
+            headers: this.source.headers
+          }).formData(),
         catch: (cause) => this.error("Decode", undefined, cause)
       }))))
   }
