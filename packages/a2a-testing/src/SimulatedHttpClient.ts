@@ -2,8 +2,9 @@
  * The in-memory HTTP face of the simulated platform: an `@effect/platform`
  * `HttpClient` that hands every request to `SimulatedPlatform.handle`.
  *
- * The response body is the platform's `Stream`, run in the caller's runtime,
- * so `TestClock` drives slow heads and trickled bodies. Interrupting the
+ * The response body is the platform's `Stream`, run in the reader's fiber
+ * (no web `ReadableStream` in between), so `TestClock` drives slow heads and
+ * trickled bodies. Interrupting the
  * request (a timeout) interrupts the simulated work; interrupting the body
  * read stops the body stream. A dropped connection, or a host that is not the
  * platform's, fails with a transport `RequestError`.
@@ -13,14 +14,12 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
+import { fromSimResponse } from "./internal/clientResponse.js"
 import { SimulatedPlatform } from "./SimulatedPlatform.js"
-
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304])
 
 const concat = (chunks: Iterable<Uint8Array>): Uint8Array => {
   const parts = [...chunks]
@@ -65,18 +64,6 @@ const bodyBytes = (
   }
 }
 
-/** Succeeds when the signal aborts. */
-const aborted = (signal: AbortSignal): Effect.Effect<"aborted"> =>
-  Effect.async<"aborted">((resume) => {
-    const onAbort = () => resume(Effect.succeed("aborted" as const))
-    if (signal.aborted) {
-      onAbort()
-      return
-    }
-    signal.addEventListener("abort", onAbort, { once: true })
-    return Effect.sync(() => signal.removeEventListener("abort", onAbort))
-  })
-
 /**
  * An `HttpClient` backed by the `SimulatedPlatform` in context.
  *
@@ -86,7 +73,7 @@ const aborted = (signal: AbortSignal): Effect.Effect<"aborted"> =>
 export const make: Effect.Effect<HttpClient.HttpClient, never, SimulatedPlatform> = Effect.map(
   SimulatedPlatform,
   (platform) =>
-    HttpClient.make((request, url, signal) =>
+    HttpClient.make((request, url) =>
       Effect.gen(function*() {
         const body = yield* bodyBytes(request)
         const response = yield* platform.handle({
@@ -99,12 +86,7 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, SimulatedPlatform
             new HttpClientError.RequestError({ request, reason: "Transport", cause, description: cause.message })
           )
         )
-        const headers = new Headers()
-        for (const [name, value] of Object.entries(response.headers)) headers.set(name, value)
-        const readable = NULL_BODY_STATUSES.has(response.status)
-          ? null
-          : yield* Stream.toReadableStreamEffect(response.body.pipe(Stream.interruptWhen(aborted(signal))))
-        return HttpClientResponse.fromWeb(request, new Response(readable, { status: response.status, headers }))
+        return fromSimResponse(request, response)
       })
     )
 )

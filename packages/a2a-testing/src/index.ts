@@ -52,6 +52,15 @@ export * as DemoSessions from "./DemoSessions.js"
 export * as SimulatedHttpClient from "./SimulatedHttpClient.js"
 
 /**
+ * Long waits played cheaply: an effect run to its end with simulated time, in `TestClock`'s order,
+ * without `TestClock.adjust`'s real-time yields.
+ *
+ * @since 0.1.0
+ * @category modules
+ */
+export * as SimulatedTime from "./SimulatedTime.js"
+
+/**
  * A simulated platform and an `HttpClient` that talks to it, for `it.effect`
  * tests. The platform stays reachable as `SimulatedPlatform.SimulatedPlatform`.
  *

@@ -10,6 +10,9 @@ import * as RuntimeAccess from "../RuntimeAccess.js"
 import { schemaPath } from "./answers.js"
 import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 
+// Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
+const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
+
 /** @internal */
 export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess", { captureStackTrace: false })(
   function*(call: CallContext, attempt: number) {
@@ -27,7 +30,7 @@ export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess", { capt
         status: answer.status,
         reason
       })
-    const decoded = yield* Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)(answer.json).pipe(
+    const decoded = yield* decodeAnswer(answer.json).pipe(
       Effect.mapError((error) => contractError(`the runtime-access answer has an unexpected shape${schemaPath(error)}`))
     )
     return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
