@@ -136,8 +136,8 @@ const inspectTarball = (dir: string): Array<string> => {
       if (!existsSync(path.join(dir, target))) problems.push(`exports/bin target ${target} is missing`)
     }
     // `bin/mainsequence.js` would fall back to the slow unbundled modules without it.
-    if ("name" in manifest && manifest.name === "@mainsequence/cli" && !files.includes("dist/mainsequence.mjs")) {
-      problems.push("the CLI's bundle dist/mainsequence.mjs is missing")
+    if ("name" in manifest && manifest.name === "@mainsequence/cli" && !files.includes("dist/mainsequence.cjs")) {
+      problems.push("the CLI's bundle dist/mainsequence.cjs is missing")
     }
   }
   return problems

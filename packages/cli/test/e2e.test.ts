@@ -80,10 +80,10 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
   // Every message:send body a test's CLI runs caused must conform to A2A v1 (the platforms are watched).
   afterEach(expectConformantSends)
 
-  it("runs the bundle: dist/mainsequence.mjs exists and is not older than the last tsc -b", () => {
+  it("runs the bundle: dist/mainsequence.cjs exists and is not older than the last tsc -b", () => {
     // `bin/mainsequence.js` falls back to the unbundled modules otherwise; every root script rebundles after tsc.
     const cliDir = Path.resolve(Path.dirname(cliBin), "..")
-    const bundled = Fs.statSync(Path.join(cliDir, "dist/mainsequence.mjs"), { throwIfNoEntry: false })?.mtimeMs
+    const bundled = Fs.statSync(Path.join(cliDir, "dist/mainsequence.cjs"), { throwIfNoEntry: false })?.mtimeMs
     const compiled = Fs.statSync(Path.join(cliDir, ".tsbuild/src.tsbuildinfo")).mtimeMs
     expect(bundled ?? 0, "stale or missing bundle: run `pnpm build`").toBeGreaterThanOrEqual(compiled)
   })

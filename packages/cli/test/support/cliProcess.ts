@@ -1,5 +1,5 @@
 /**
- * Runs the BUILT CLI (`bin/mainsequence.js` → the bundle `dist/mainsequence.mjs`; `pnpm build` runs before the
+ * Runs the BUILT CLI (`bin/mainsequence.js` → the bundle `dist/mainsequence.cjs`; `pnpm build` runs before the
  * tests) as a child process with a private environment, and serves the reference platform in this process.
  */
 import type * as HttpServerError from "@effect/platform/HttpServerError"
