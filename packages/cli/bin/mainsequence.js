@@ -12,8 +12,8 @@ const bundled = mtime(bundle)
 const fresh = bundled !== undefined && bundled >= (mtime(new URL("../.tsbuild/src.tsbuildinfo", import.meta.url)) ?? 0)
 
 if (fresh) {
-  const { runBundle } = await import("../dist/runBundle.js")
-  runBundle(fileURLToPath(bundle))
+  const { cacheDirectory, runBundle } = await import("../dist/runBundle.js")
+  runBundle(fileURLToPath(bundle), cacheDirectory())
 } else {
   await import("../dist/bin.js")
 }

@@ -7,7 +7,9 @@
  *
  * - `@mainsequence/a2a-testing` stays external: it reads its vendored JSON schema relative to its own module,
  *   which a bundle would break; only `dev platform` loads it, with a dynamic `import()`.
- * - `import()` (of `@mainsequence/a2a-testing`) stays an `import()`, run by Node's own loader.
+ * - `import()` of `@mainsequence/a2a-testing` becomes `__mainsequence_import()`, a parameter `runBundle` gives the
+ *   script: Node 20 runs no `import()` in a `vm.Script` compiled from a code cache (and warns it is experimental
+ *   without one). The build fails if any other `import()` of an external module is left.
  * - Minified: less text to read, hash and scan (docs/BENCHMARKS.md, "Lean send: CLI cold start"); names are
  *   kept (`keepNames`), so `Function.name` and stack traces still read as in the sources.
  * - Source maps are linked and embed their sources, so a defect's stack trace maps back to `src/*.ts`.
@@ -16,6 +18,7 @@
  */
 import { build } from "esbuild"
 import { existsSync, rmSync, statSync } from "node:fs"
+import { readFile } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { performance } from "node:perf_hooks"
@@ -67,7 +70,9 @@ const leanUndici = {
         `exports.getGlobalDispatcher = getGlobalDispatcher`,
         `exports.setGlobalDispatcher = setGlobalDispatcher`,
         `for (const name of ${JSON.stringify(names.filter((name) => !eager.includes(name)))}) {`,
-        `  Object.defineProperty(exports, name, { enumerable: true, get: () => require(${JSON.stringify(args.path)})[name] })`,
+        `  Object.defineProperty(exports, name, { enumerable: true, get: () => require(${
+          JSON.stringify(args.path)
+        })[name] })`,
         `}`
       ].join("\n")
       return { contents, loader: "js", resolveDir: root }
@@ -75,8 +80,22 @@ const leanUndici = {
   }
 }
 
+const external = ["@mainsequence/a2a-testing", "@mainsequence/a2a-testing/*"]
+const externalImport = /\bimport\((["'])(@mainsequence\/a2a-testing(?:\/[^"']*)?)\1\)/g
+
+/** `import("@mainsequence/a2a-testing…")` in the compiled CLI → `__mainsequence_import(…)` (see above). */
+const importThroughRunner = {
+  name: "import-through-runner",
+  setup(build) {
+    build.onLoad({ filter: /[\\/]packages[\\/]cli[\\/]dist[\\/].*\.js$/ }, async (args) => {
+      const text = await readFile(args.path, "utf8")
+      return { contents: text.replace(externalImport, "__mainsequence_import($1$2$1)"), loader: "js" }
+    })
+  }
+}
+
 const started = performance.now()
-await build({
+const result = await build({
   entryPoints: [entry],
   outfile,
   bundle: true,
@@ -84,12 +103,19 @@ await build({
   format: "cjs",
   target: "node20",
   sourcemap: "linked",
-  external: ["@mainsequence/a2a-testing", "@mainsequence/a2a-testing/*"],
+  external,
   minify: process.env.MAINSEQUENCE_BUNDLE_MINIFY !== "0",
   keepNames: true,
-  plugins: [leanUndici],
+  plugins: [leanUndici, importThroughRunner],
+  metafile: true,
   logLevel: "warning"
 })
+const imports = Object.values(result.metafile.outputs).flatMap((output) => output.imports)
+const dynamic = imports.filter((i) => i.kind === "dynamic-import").map((i) => i.path)
+if (dynamic.length > 0) {
+  console.error(`bundle: import() of ${dynamic.join(", ")} left in the bundle; runBundle cannot run it`)
+  process.exit(1)
+}
 // The ES module bundle of earlier versions: `files` would still pack its source map.
 for (const old of ["mainsequence.mjs", "mainsequence.mjs.map"]) {
   rmSync(fileURLToPath(new URL(`../dist/${old}`, import.meta.url)), { force: true })
