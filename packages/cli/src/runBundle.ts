@@ -58,7 +58,7 @@ const sha256 = (...parts: ReadonlyArray<string>): string => {
 
 /**
  * The cache file's name for a bundle's text on this Node: a SHA-256 of the text, Node's version and the
- * architecture, then one of Node's options (V8 rejects a cache made under other flags, so runs with other
+ * architecture, then a hash of Node's options (V8 rejects a cache made under other flags, so runs with other
  * options keep their own file instead of replacing each other's).
  *
  * @since 0.1.0
@@ -92,10 +92,11 @@ const writeCache = (directory: string, fileName: string, data: () => Buffer): vo
     if (!Fs.lstatSync(directory).isDirectory()) return
     Fs.writeFileSync(temporary, data(), { mode: 0o600, flag: "wx" })
     Fs.renameSync(temporary, Path.join(directory, fileName))
-    // Caches of other bundles (older versions of the CLI, other Node versions) are of no more use.
+    // Caches of other bundles (older versions of the CLI, other Node versions) are of no more use, nor are
+    // their temporary files left by a killed run.
     const bundle = fileName.slice(0, fileName.indexOf("-") + 1)
     for (const other of Fs.readdirSync(directory)) {
-      if (!other.startsWith(bundle) && other.endsWith(".v8cache")) {
+      if (!other.startsWith(bundle) && (other.endsWith(".v8cache") || other.endsWith(".tmp"))) {
         Fs.rmSync(Path.join(directory, other), { force: true })
       }
     }
