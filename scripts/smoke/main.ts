@@ -136,8 +136,8 @@ const inspectTarball = (dir: string): Array<string> => {
       if (!existsSync(path.join(dir, target))) problems.push(`exports/bin target ${target} is missing`)
     }
     // `bin/mainsequence.js` would fall back to the slow unbundled modules without it.
-    if ("name" in manifest && manifest.name === "@mainsequence/cli" && !files.includes("dist/mainsequence.mjs")) {
-      problems.push("the CLI's bundle dist/mainsequence.mjs is missing")
+    if ("name" in manifest && manifest.name === "@mainsequence/cli" && !files.includes("dist/mainsequence.cjs")) {
+      problems.push("the CLI's bundle dist/mainsequence.cjs is missing")
     }
   }
   return problems
@@ -228,7 +228,8 @@ const main = async () => {
       ...process.env,
       MAINSEQUENCE_ENDPOINT: reference.url,
       MAINSEQUENCE_ACCESS_TOKEN: reference.token,
-      MAINSEQUENCE_CONFIG_DIR: path.join(temp, "config")
+      MAINSEQUENCE_CONFIG_DIR: path.join(temp, "config"),
+      XDG_CACHE_HOME: path.join(temp, "cache")
     }
     const cli = await check("(3) npx mainsequence agent session a2a send", "npx", [
       "--no-install",
@@ -242,6 +243,11 @@ const main = async () => {
       "from the CLI"
     ], { cwd: project, env })
     if (!cli.stdout.includes("You said: from the CLI")) throw new Error(`unexpected CLI output: ${cli.stdout}`)
+    // The installed bin ran the bundle through runBundle, which left its V8 code cache at exit.
+    const codeCache = path.join(temp, "cache", "mainsequence", "code-cache")
+    if (!existsSync(codeCache) || !readdirSync(codeCache).some((f) => f.endsWith(".v8cache"))) {
+      throw new Error(`the installed CLI left no code cache in ${codeCache}`)
+    }
     console.log(`  ${cli.stdout.trim().split("\n").join("\n  ")}`)
     console.log((await check("(4) Promise entry point", process.execPath, [
       "out/promise.js",

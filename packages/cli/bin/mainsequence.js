@@ -1,11 +1,19 @@
 #!/usr/bin/env node
-// Runs the bundled CLI (`dist/mainsequence.mjs`, one module: a fast cold start; see scripts/bundle.mjs), or the
-// compiled modules (`dist/bin.js`) when the bundle is missing or older than the last `tsc -b` of this package
-// (`.tsbuild/`, present only in the workspace) — a stale bundle is never run.
+// Runs the bundled CLI (`dist/mainsequence.cjs`, one script compiled with a V8 code cache: a fast cold start; see
+// scripts/bundle.mjs and src/runBundle.ts), or the compiled modules (`dist/bin.js`) when the bundle is missing or
+// older than the last `tsc -b` of this package (`.tsbuild/`, present only in the workspace) — a stale bundle is
+// never run.
 import { statSync } from "node:fs"
+import { fileURLToPath } from "node:url"
 
-const mtime = (path) => statSync(new URL(path, import.meta.url), { throwIfNoEntry: false })?.mtimeMs
-const bundled = mtime("../dist/mainsequence.mjs")
-const fresh = bundled !== undefined && bundled >= (mtime("../.tsbuild/src.tsbuildinfo") ?? 0)
+const bundle = new URL("../dist/mainsequence.cjs", import.meta.url)
+const mtime = (url) => statSync(url, { throwIfNoEntry: false })?.mtimeMs
+const bundled = mtime(bundle)
+const fresh = bundled !== undefined && bundled >= (mtime(new URL("../.tsbuild/src.tsbuildinfo", import.meta.url)) ?? 0)
 
-await import(fresh ? "../dist/mainsequence.mjs" : "../dist/bin.js")
+if (fresh) {
+  const { cacheDirectory, runBundle } = await import("../dist/runBundle.js")
+  runBundle(fileURLToPath(bundle), cacheDirectory())
+} else {
+  await import("../dist/bin.js")
+}

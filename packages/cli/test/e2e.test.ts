@@ -90,13 +90,38 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
   // Every message:send body a test's CLI runs caused must conform to A2A v1 (the platforms are watched).
   afterEach(expectConformantSends)
 
-  it("runs the bundle: dist/mainsequence.mjs exists and is not older than the last tsc -b", () => {
+  it("runs the bundle: dist/mainsequence.cjs exists and is not older than the last tsc -b", () => {
     // `bin/mainsequence.js` falls back to the unbundled modules otherwise; every root script rebundles after tsc.
     const cliDir = Path.resolve(Path.dirname(cliBin), "..")
-    const bundled = Fs.statSync(Path.join(cliDir, "dist/mainsequence.mjs"), { throwIfNoEntry: false })?.mtimeMs
+    const bundled = Fs.statSync(Path.join(cliDir, "dist/mainsequence.cjs"), { throwIfNoEntry: false })?.mtimeMs
     const compiled = Fs.statSync(Path.join(cliDir, ".tsbuild/src.tsbuildinfo")).mtimeMs
     expect(bundled ?? 0, "stale or missing bundle: run `pnpm build`").toBeGreaterThanOrEqual(compiled)
   })
+
+  it.scopedLive("keeps its V8 code cache in XDG_CACHE_HOME (0600 in 0700), and runs the same with it", () =>
+    Effect.gen(function*() {
+      const dir = configDir()
+      const xdg = Path.join(configDir(), "xdg-cache")
+      const env = { XDG_CACHE_HOME: xdg }
+      const first = yield* runCliProcess(["agent", "session", "a2a", "send", "--help"], { configDir: dir, env })
+      const codeCache = Path.join(xdg, "mainsequence", "code-cache")
+      const files = Fs.readdirSync(codeCache)
+      expect(files).toHaveLength(1)
+      expect(files[0]).toMatch(/^[0-9a-f]{32}-[0-9a-f]{8}\.v8cache$/)
+      expect(modeOf(Path.join(codeCache, files[0] ?? ""))).toBe(0o600)
+      expect(modeOf(codeCache)).toBe(0o700)
+      const written = Fs.statSync(Path.join(codeCache, files[0] ?? "")).mtimeMs
+      const second = yield* runCliProcess(["agent", "session", "a2a", "send", "--help"], { configDir: dir, env })
+      expect({ code: second.code, stdout: second.stdout, stderr: second.stderr }).toEqual({
+        code: first.code,
+        stdout: first.stdout,
+        stderr: first.stderr
+      })
+      expect(first.code).toBe(0)
+      expect(Fs.readdirSync(codeCache)).toEqual(files)
+      expect(Fs.statSync(Path.join(codeCache, files[0] ?? "")).mtimeMs).toBe(written)
+      expect(Fs.readdirSync(dir)).toEqual([])
+    }))
 
   it.scopedLive(
     "send: the answer as JSON on stdout, exit 0; --output text; the cache file is 0600 in a 0700 dir",

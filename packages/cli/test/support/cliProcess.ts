@@ -1,5 +1,5 @@
 /**
- * Runs the BUILT CLI (`bin/mainsequence.js` → the bundle `dist/mainsequence.mjs`; `pnpm build` runs before the
+ * Runs the BUILT CLI (`bin/mainsequence.js` → the bundle `dist/mainsequence.cjs`; `pnpm build` runs before the
  * tests) as a child process with a private environment, and serves the reference platform in this process.
  */
 import type * as HttpServerError from "@effect/platform/HttpServerError"
@@ -47,11 +47,19 @@ export interface CliProcessOptions {
 /** Every output any CLI run of this test file produced, to check no secret leaked. */
 export const allOutput: Array<string> = []
 
+/**
+ * `XDG_CACHE_HOME` of every run: the CLI's V8 code cache (src/runBundle.ts) lives there, one for this test
+ * process, outside the config directories the tests inspect (`HOME` is the config directory).
+ */
+export const codeCacheHome = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ms-cli-code-cache-"))
+process.once("exit", () => Fs.rmSync(codeCacheHome, { recursive: true, force: true }))
+
 export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOptions): Effect.Effect<CliRun> =>
   Effect.async<CliRun>((resume) => {
     const merged: Record<string, string | undefined> = {
       PATH: process.env["PATH"] ?? "",
       HOME: options.configDir,
+      XDG_CACHE_HOME: codeCacheHome,
       MAINSEQUENCE_CONFIG_DIR: options.configDir,
       ...options.env
     }
