@@ -1,7 +1,8 @@
 /**
  * Benchmark 4b: heap per call in flight — N sends held open by the runtime (`holdSends`), heap after forced
  * GCs with all N waiting minus the heap before, per call: ours (warm cache), the raw undici floor and the
- * official client, each in a process of its own.
+ * official client, each in a process of its own. `BENCH_HEAP_SNAPSHOTS=<dir>` also writes heap snapshots at both
+ * points, `<dir>/<side>-before.heapsnapshot` and `-after` (summarise them with `heapDiff.js`).
  */
 import { runTask } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
@@ -13,11 +14,19 @@ import type { InFlightMemoryArgs, InFlightMemoryResult } from "./tasks/inFlightM
 export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
   const inFlight = ctx.short ? 50 : 1000
   const warmup = ctx.short ? 5 : 50
-  const sides: Array<SideName> = ctx.sdkAvailable ? ["floor", "official", "ours"] : ["floor", "official"]
+  // Full mode adds two diagnostic rows: the bare @effect/platform undici client (the transport under ours) and
+  // ours with Effect's tracer off (what the spans keep).
+  const sides: Array<SideName> = !ctx.sdkAvailable
+    ? ["floor", "official"]
+    : ctx.short
+    ? ["floor", "official", "ours"]
+    : ["floor", "official", "ours", "effect-http", "ours-notracer"]
   const results: Array<InFlightMemoryResult> = []
   for (const side of sides) {
     ctx.log(`memory-in-flight: ${side}, ${inFlight} sends held open`)
-    const args: InFlightMemoryArgs = { baseUrl: ctx.server.baseUrl, side, inFlight, warmup }
+    const dir = process.env.BENCH_HEAP_SNAPSHOTS
+    const snapshots = dir === undefined || dir === "" ? undefined : `${dir.replace(/\/+$/, "")}/${side}`
+    const args: InFlightMemoryArgs = { baseUrl: ctx.server.baseUrl, side, inFlight, warmup, snapshots }
     results.push(
       await runTask<InFlightMemoryResult>("inFlightMemory", args, {
         execArgv: ["--expose-gc"],

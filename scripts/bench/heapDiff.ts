@@ -1,0 +1,70 @@
+/**
+ * `node scripts/dist/bench/heapDiff.js <before.heapsnapshot> <after.heapsnapshot> [top] [--per=N]`: the objects
+ * of the second snapshot that the first does not hold (V8 keeps an object's id across snapshots of one
+ * process), summed by kind and constructor — what the calls in flight between the two are made of. Write the
+ * snapshots with the `inFlightMemory` task's `snapshots` option (`--snapshots=<prefix>` of `memory-in-flight`).
+ */
+import { readFileSync } from "node:fs"
+
+interface Snapshot {
+  readonly snapshot: { readonly meta: { readonly node_fields: Array<string>; readonly node_types: [Array<string>] } }
+  readonly nodes: Array<number>
+  readonly strings: Array<string>
+}
+
+interface Node {
+  readonly type: string
+  readonly name: string
+  readonly id: number
+  readonly size: number
+}
+
+const nodesOf = (file: string): Array<Node> => {
+  const s = JSON.parse(readFileSync(file, "utf8")) as Snapshot
+  const fields = s.snapshot.meta.node_fields
+  const types = s.snapshot.meta.node_types[0]
+  const width = fields.length
+  const [t, n, i, z] = ["type", "name", "id", "self_size"].map((f) => fields.indexOf(f))
+  const out: Array<Node> = []
+  for (let k = 0; k < s.nodes.length; k += width) {
+    const type = types[s.nodes[k + t!]!] ?? "?"
+    const raw = s.strings[s.nodes[k + n!]!] ?? "?"
+    // Strings and code are summed by kind only; a closure by its function name.
+    const name = type === "string" || type === "concatenated string" || type === "sliced string" || type === "code"
+      ? `(${type})`
+      : type === "closure"
+      ? `closure ${raw === "" ? "(anonymous)" : raw}`
+      : raw.length > 80
+      ? `${raw.slice(0, 80)}…`
+      : raw
+    out.push({ type, name, id: s.nodes[k + i!]!, size: s.nodes[k + z!]! })
+  }
+  return out
+}
+
+const [beforeFile, afterFile, topArg] = process.argv.slice(2).filter((a) => !a.startsWith("--"))
+const perArg = process.argv.find((a) => a.startsWith("--per="))
+if (beforeFile === undefined || afterFile === undefined) {
+  process.stderr.write("usage: heapDiff <before.heapsnapshot> <after.heapsnapshot> [top] [--per=N]\n")
+  process.exit(2)
+}
+const per = perArg === undefined ? 1 : Number(perArg.slice("--per=".length))
+const top = Number(topArg ?? 40)
+const known = new Set(nodesOf(beforeFile).map((node) => node.id))
+const groups = new Map<string, { type: string; count: number; size: number }>()
+let total = 0
+for (const node of nodesOf(afterFile)) {
+  if (known.has(node.id)) continue
+  const key = `${node.type}\t${node.name}`
+  const g = groups.get(key) ?? { type: node.type, count: 0, size: 0 }
+  g.count++
+  g.size += node.size
+  groups.set(key, g)
+  total += node.size
+}
+const rows = [...groups.entries()].sort((a, b) => b[1].size - a[1].size).slice(0, top)
+process.stdout.write(`new objects: ${(total / per).toFixed(0)} B per call (${per} calls)\n`)
+process.stdout.write("bytes/call\tcount/call\tkind\tname\n")
+for (const [key, g] of rows) {
+  process.stdout.write(`${(g.size / per).toFixed(0)}\t${(g.count / per).toFixed(2)}\t${key}\n`)
+}
