@@ -1,5 +1,6 @@
 /**
- * `node scripts/dist/bench/heapDiff.js <before.heapsnapshot> <after.heapsnapshot> [top] [--per=N]`: the objects
+ * `node scripts/dist/bench/heapDiff.js <before.heapsnapshot> <after.heapsnapshot> [top] [--per=N]
+ * [--retainers=<name>]`: the objects
  * of the second snapshot that the first does not hold (V8 keeps an object's id across snapshots of one
  * process), summed by kind and constructor — what the calls in flight between the two are made of. Write the
  * snapshots with the `inFlightMemory` task's `snapshots` option (`--snapshots=<prefix>` of `memory-in-flight`).
@@ -7,8 +8,16 @@
 import { readFileSync } from "node:fs"
 
 interface Snapshot {
-  readonly snapshot: { readonly meta: { readonly node_fields: Array<string>; readonly node_types: [Array<string>] } }
+  readonly snapshot: {
+    readonly meta: {
+      readonly node_fields: Array<string>
+      readonly node_types: [Array<string>]
+      readonly edge_fields: Array<string>
+      readonly edge_types: [Array<string>]
+    }
+  }
   readonly nodes: Array<number>
+  readonly edges: Array<number>
   readonly strings: Array<string>
 }
 
@@ -19,7 +28,7 @@ interface Node {
   readonly size: number
 }
 
-const nodesOf = (file: string): Array<Node> => {
+const nodesOf = (file: string, retainersOf?: (node: Node) => boolean): Array<Node> => {
   const s = JSON.parse(readFileSync(file, "utf8")) as Snapshot
   const fields = s.snapshot.meta.node_fields
   const types = s.snapshot.meta.node_types[0]
@@ -39,6 +48,29 @@ const nodesOf = (file: string): Array<Node> => {
       : raw
     out.push({ type, name, id: s.nodes[k + i!]!, size: s.nodes[k + z!]! })
   }
+  if (retainersOf !== undefined) {
+    // `--retainers=<name>`: who holds the new objects of that name (retainer kind/name and edge), summed.
+    const edgeWidth = s.snapshot.meta.edge_fields.length
+    const edgeTypes = s.snapshot.meta.edge_types[0]
+    const ec = fields.indexOf("edge_count")
+    const [et, en, eto] = ["type", "name_or_index", "to_node"].map((f) => s.snapshot.meta.edge_fields.indexOf(f))
+    const held = new Map<string, number>()
+    let e = 0
+    for (let k = 0; k < s.nodes.length; k += width) {
+      const from = out[k / width]!
+      for (let c = 0; c < s.nodes[k + ec]!; c++, e += edgeWidth) {
+        const to = out[s.edges[e + eto!]! / width]!
+        if (!retainersOf(to)) continue
+        const type = edgeTypes[s.edges[e + et!]!] ?? "?"
+        const edge = type === "element" || type === "hidden" ? `[${type}]` : s.strings[s.edges[e + en!]!] ?? "?"
+        const key = `${to.name} <- ${from.type} ${from.name} .${edge}`
+        held.set(key, (held.get(key) ?? 0) + 1)
+      }
+    }
+    for (const [key, count] of [...held.entries()].sort((a, b) => b[1] - a[1]).slice(0, 40)) {
+      process.stdout.write(`${count}\t${key}\n`)
+    }
+  }
   return out
 }
 
@@ -51,6 +83,11 @@ if (beforeFile === undefined || afterFile === undefined) {
 const per = perArg === undefined ? 1 : Number(perArg.slice("--per=".length))
 const top = Number(topArg ?? 40)
 const known = new Set(nodesOf(beforeFile).map((node) => node.id))
+const retainersArg = process.argv.find((a) => a.startsWith("--retainers="))?.slice("--retainers=".length)
+if (retainersArg !== undefined) {
+  nodesOf(afterFile, (node) => !known.has(node.id) && node.name === retainersArg)
+  process.exit(0)
+}
 const groups = new Map<string, { type: string; count: number; size: number }>()
 let total = 0
 for (const node of nodesOf(afterFile)) {

@@ -2,7 +2,8 @@
  * Benchmark 4b: heap per call in flight — N sends held open by the runtime (`holdSends`), heap after forced
  * GCs with all N waiting minus the heap before, per call: ours (warm cache), the raw undici floor and the
  * official client, each in a process of its own. `BENCH_HEAP_SNAPSHOTS=<dir>` also writes heap snapshots at both
- * points, `<dir>/<side>-before.heapsnapshot` and `-after` (summarise them with `heapDiff.js`).
+ * points, `<dir>/<side>-before.heapsnapshot` and `-after` (summarise them with `heapDiff.js`); `BENCH_SIDES=ours,floor`
+ * measures only those sides.
  */
 import { runTask } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
@@ -16,7 +17,10 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
   const warmup = ctx.short ? 5 : 50
   // Full mode adds two diagnostic rows: the bare @effect/platform undici client (the transport under ours) and
   // ours with Effect's tracer off (what the spans keep).
-  const sides: Array<SideName> = !ctx.sdkAvailable
+  const only = process.env.BENCH_SIDES?.split(",").filter((s) => s !== "") as Array<SideName> | undefined
+  const sides: Array<SideName> = only !== undefined
+    ? only
+    : !ctx.sdkAvailable
     ? ["floor", "official"]
     : ctx.short
     ? ["floor", "official", "ours"]
