@@ -3,7 +3,8 @@
  * composed call. This module alone decides what a timeout becomes, and its boundary is where every error of
  * a call is stamped with the call's own ids.
  */
-import type * as Duration from "effect/Duration"
+import * as Clock from "effect/Clock"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
@@ -72,18 +73,71 @@ export const phaseTimeoutError = (call: Call, limit: "read" | "response-head", s
       : timeoutError(call, limit, seconds))
 
 /**
- * Runs `effect` and fails with `onTimeout` if it has not ended after `duration`.
+ * The phase limit of an exchange under way (SPEC §5 `[connect, read]`): the Clock millis by which it must
+ * make progress (its head, its next body chunk), moved by the exchange as it goes, and its error once passed.
  *
  * @internal
  */
-export const timeoutWith = <A, E, R, E2>(
-  effect: Effect.Effect<A, E, R>,
-  duration: Duration.Duration,
-  onTimeout: Effect.Effect<never, E2>
-): Effect.Effect<A, E | E2, R> =>
-  Effect.timeoutOption(effect, duration).pipe(
-    Effect.flatMap(Option.match({ onNone: () => onTimeout, onSome: Effect.succeed }))
+export interface PhaseLimit {
+  deadline: number
+  readonly expired: () => Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError>
+}
+
+/** What a call's one watchdog enforces besides its total: the phase limit of the exchange under way. */
+interface Watch {
+  phase: PhaseLimit | undefined
+}
+
+const watches = new WeakMap<Call, Watch>()
+
+/**
+ * Sleeps until the earliest deadline, then fails with its error: the total (when given), or the phase
+ * limit under way. A phase limit is always set (and moved) to at least `read` after the moment it is set,
+ * so sleeping never longer than `read` at a time (`capMillis`) wakes it in time for any limit set meanwhile.
+ */
+const watchdog = (
+  watch: Watch,
+  capMillis: number,
+  total: {
+    readonly deadline: number
+    readonly expired: Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError>
+  } | undefined
+): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (total !== undefined && now >= total.deadline) return total.expired
+    const phase = watch.phase
+    if (phase !== undefined && now >= phase.deadline) return phase.expired()
+    const next = Math.min(total?.deadline ?? Infinity, phase?.deadline ?? Infinity)
+    return Effect.zipRight(
+      Effect.sleep(Math.min(next - now, capMillis)),
+      Effect.suspend(() => watchdog(watch, capMillis, total))
+    )
+  })
+
+/**
+ * Runs `exchange` under `phase`: by the call's own watchdog when the call runs {@link withinBudget} (no
+ * fiber of its own), else by a watchdog raced against it here. `phase.deadline` may move while it runs.
+ *
+ * @internal
+ */
+export const withinPhaseLimit = <A, E, R>(
+  call: Call,
+  read: Duration.Duration,
+  phase: PhaseLimit,
+  exchange: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> => {
+  const watch = watches.get(call)
+  if (watch === undefined) {
+    return Effect.raceFirst(exchange, watchdog({ phase }, Duration.toMillis(read), undefined))
+  }
+  watch.phase = phase
+  return Effect.ensuring(
+    exchange,
+    Effect.sync(() => {
+      if (watch.phase === phase) watch.phase = undefined
+    })
   )
+}
 
 /**
  * The call's own ids (and its own `messageMayHaveBeenSent`, Task id and last Task) on an error. An error
@@ -108,7 +162,9 @@ export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E
 
 /**
  * The one total timeout around a whole call (discovery, resolution, the transient wait, the request and the
- * whole response body), and the one place its errors get the call's ids.
+ * whole response body), and the one place its errors get the call's ids. One watchdog fiber per call
+ * enforces the total and the phase limits of the call's exchanges (see {@link withinPhaseLimit}): a fiber
+ * and a race per limit were most of what a call in flight kept alive.
  *
  * @internal
  */
@@ -116,6 +172,18 @@ export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  timeoutWith(effect, call.budget.total, timeoutError(call, "total", call.budget.totalSeconds)).pipe(
+  Effect.suspend(() => {
+    const watch: Watch = { phase: undefined }
+    watches.set(call, watch)
+    const read = call.budget.read
+    const total = {
+      deadline: call.deadlineMillis,
+      expired: timeoutError(call, "total", call.budget.totalSeconds)
+    }
+    return Effect.raceFirst(
+      effect,
+      watchdog(watch, read === undefined ? Infinity : Duration.toMillis(read), total)
+    )
+  }).pipe(
     Effect.catchAll((error) => Effect.flip(stamp(call, error)))
   )

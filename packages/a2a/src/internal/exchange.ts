@@ -18,7 +18,7 @@ import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { phaseTimeoutError, timeoutError } from "./budget.js"
+import { type PhaseLimit, phaseTimeoutError, timeoutError, withinPhaseLimit } from "./budget.js"
 import { type Call, spanAttributes } from "./callContext.js"
 import { currentConnectTimeout, currentOnConnected } from "./connectTimeout.js"
 
@@ -127,7 +127,7 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
  * itself from {@link currentConnectTimeout}); a generic `HttpClient` that never says so cannot tell the
  * phases apart, and its head may take connect + read. At most `read` may pass between two body chunks. The call's total budget is enforced around the whole call, not here. An answer over
  * `maxResponseBytes` is refused from its `Content-Length` before any body is read, and otherwise as soon
- * as the bytes read pass the limit. One watchdog fiber per exchange enforces both phase limits.
+ * as the bytes read pass the limit. The call's watchdog (`withinPhaseLimit`) enforces both phase limits.
  *
  * @internal
  */
@@ -193,37 +193,35 @@ export const exchange = (
         return answer
       })
     if (connect === undefined || read === undefined) return yield* exchangeWith(Effect.void)
-    // One watchdog for both phase limits, raced once against the exchange (a timeout race for the head and
-    // another per body chunk were the largest cost of a send): the head within read of connecting (within
-    // connect + read while the client has not said it connected), then at most read between two chunks. It
-    // sleeps until the deadline but never longer than read, since connecting and the head's arrival move the
-    // deadline earlier.
+    // The phase limits (one deadline, enforced by the call's watchdog): the head within read of connecting
+    // (within connect + read while the client has not said it connected), then at most read between two chunks.
     const readMillis = Duration.toMillis(read)
     const headSeconds = Duration.toSeconds(Duration.sum(connect, read))
     const clock = yield* Effect.clock
     let connected = false
     let headArrived = false
-    let deadline = clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis
+    const phase: PhaseLimit = {
+      deadline: clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis,
+      expired: () =>
+        headArrived || connected
+          ? phaseTimeoutError(call, "read", Duration.toSeconds(read))
+          : phaseTimeoutError(call, "response-head", headSeconds)
+    }
     // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
     const onConnected = () => {
       if (headArrived) return
       connected = true
-      deadline = clock.unsafeCurrentTimeMillis() + readMillis
+      phase.deadline = clock.unsafeCurrentTimeMillis() + readMillis
     }
     const progress = Effect.map(Clock.currentTimeMillis, (now) => {
       headArrived = true
-      deadline = now + readMillis
+      phase.deadline = now + readMillis
     })
-    const watchdog = (): Effect.Effect<never, ExchangeError> =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        now < deadline
-          ? Effect.zipRight(Effect.sleep(Math.min(deadline - now, readMillis)), Effect.suspend(watchdog))
-          : headArrived || connected
-          ? phaseTimeoutError(call, "read", Duration.toSeconds(read))
-          : phaseTimeoutError(call, "response-head", headSeconds))
-    return yield* Effect.raceFirst(
-      Effect.locally(exchangeWith(progress), currentOnConnected, onConnected),
-      watchdog()
+    return yield* withinPhaseLimit(
+      call,
+      read,
+      phase,
+      Effect.locally(exchangeWith(progress), currentOnConnected, onConnected)
     )
   }).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {
