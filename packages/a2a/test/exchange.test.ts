@@ -80,7 +80,11 @@ describe("exchange: phase limits", () => {
         withinBudget(
           call,
           Effect.gen(function*() {
-            const answer = yield* exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 })
+            const answer = yield* Effect.catchTag(
+              exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
+              "ResponseTooLarge",
+              Effect.die
+            )
             yield* Effect.sleep("10 seconds")
             return answer.status
           })
@@ -98,7 +102,11 @@ describe("exchange: phase limits", () => {
       const answering = HttpClient.make((request) => Effect.succeed(jsonResponse(request, 200, { ok: true })))
       const polling = Effect.forever(
         Effect.zipRight(
-          exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
+          Effect.catchTag(
+            exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
+            "ResponseTooLarge",
+            Effect.die
+          ),
           Effect.sleep("1500 millis")
         )
       )

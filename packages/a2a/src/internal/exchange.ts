@@ -118,6 +118,34 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
   return bytes
 }
 
+const noSignal = () => {}
+
+/**
+ * Runs one exchange with the FiberRefs the HTTP layer reads set, and restores them after (one region for all
+ * three: each `Effect.locally` kept its own frames alive for the whole exchange). The platform's own client
+ * span is off: it would end holding the raw request and response (headers with the bearer token, unredacted
+ * once serialised outside a fiber); the exchange has its own span instead.
+ */
+const withExchangeRefs = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  connect: Option.Option<Duration.Duration>,
+  onConnected: () => void
+): Effect.Effect<A, E, R> =>
+  Effect.acquireUseRelease(
+    Effect.all([
+      FiberRef.getAndSet(HttpClient.currentTracerDisabledWhen, () => true),
+      FiberRef.getAndSet(currentConnectTimeout, connect),
+      FiberRef.getAndSet(currentOnConnected, onConnected)
+    ]),
+    () => effect,
+    ([tracerDisabledWhen, connectTimeout, signal]) =>
+      Effect.all([
+        FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
+        FiberRef.set(currentConnectTimeout, connectTimeout),
+        FiberRef.set(currentOnConnected, signal)
+      ], { discard: true })
+  )
+
 /**
  * Executes `request` and reads the whole body. With `carriesMessage` (the `message:send` exchange) the
  * call counts the message as possibly sent from the moment the request is handed to the client, unless
@@ -151,11 +179,7 @@ export const exchange = (
       onSome: (span) => HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
     })
     const execute = client.execute(traced).pipe(
-      // The platform's own client span would end holding the raw request and response (headers with the
-      // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
-      Effect.locally(HttpClient.currentTracerDisabledWhen, () => true),
-      Effect.catchAll((error) => transportError(call, step, request, error, sentBefore)),
-      Effect.locally(currentConnectTimeout, Option.fromNullable(connect))
+      Effect.catchAll((error) => transportError(call, step, request, error, sentBefore))
     )
     const readStep: A2AStep = step === "send-message" ? "read-response" : step
     const limit = options.maxResponseBytes
@@ -192,7 +216,9 @@ export const exchange = (
         }
         return answer
       })
-    if (connect === undefined || read === undefined) return yield* exchangeWith(Effect.void)
+    if (connect === undefined || read === undefined) {
+      return yield* withExchangeRefs(exchangeWith(Effect.void), Option.none(), noSignal)
+    }
     // The phase limits (one deadline, enforced by the call's watchdog): the head within read of connecting
     // (within connect + read while the client has not said it connected), then at most read between two chunks.
     const readMillis = Duration.toMillis(read)
@@ -221,7 +247,7 @@ export const exchange = (
       call,
       read,
       phase,
-      Effect.locally(exchangeWith(progress), currentOnConnected, onConnected)
+      withExchangeRefs(exchangeWith(progress), Option.some(connect), onConnected)
     )
   }).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {
