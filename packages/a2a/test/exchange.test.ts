@@ -58,7 +58,11 @@ describe("exchange: phase limits", () => {
       const { error, millis } = yield* failFor(
         withinBudget(
           call,
-          exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true })
+          Effect.catchTag(
+            exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true }),
+            "ResponseTooLarge",
+            Effect.die
+          )
         ),
         "1 minute"
       )
