@@ -28,16 +28,27 @@ interface Node {
   readonly size: number
 }
 
+const at = <A>(array: ReadonlyArray<A>, index: number): A => {
+  const value = array[index]
+  if (value === undefined) throw new Error(`heap snapshot: no entry at ${index}`)
+  return value
+}
+
 const nodesOf = (file: string, retainersOf?: (node: Node) => boolean): Array<Node> => {
   const s = JSON.parse(readFileSync(file, "utf8")) as Snapshot
   const fields = s.snapshot.meta.node_fields
   const types = s.snapshot.meta.node_types[0]
   const width = fields.length
-  const [t, n, i, z] = ["type", "name", "id", "self_size"].map((f) => fields.indexOf(f))
+  const [t, n, i, z] = [
+    fields.indexOf("type"),
+    fields.indexOf("name"),
+    fields.indexOf("id"),
+    fields.indexOf("self_size")
+  ]
   const out: Array<Node> = []
   for (let k = 0; k < s.nodes.length; k += width) {
-    const type = types[s.nodes[k + t!]!] ?? "?"
-    const raw = s.strings[s.nodes[k + n!]!] ?? "?"
+    const type = types[at(s.nodes, k + t)] ?? "?"
+    const raw = s.strings[at(s.nodes, k + n)] ?? "?"
     // Strings and code are summed by kind only; a closure by its function name.
     const name = type === "string" || type === "concatenated string" || type === "sliced string" || type === "code"
       ? `(${type})`
@@ -46,23 +57,28 @@ const nodesOf = (file: string, retainersOf?: (node: Node) => boolean): Array<Nod
       : raw.length > 80
       ? `${raw.slice(0, 80)}…`
       : raw
-    out.push({ type, name, id: s.nodes[k + i!]!, size: s.nodes[k + z!]! })
+    out.push({ type, name, id: at(s.nodes, k + i), size: at(s.nodes, k + z) })
   }
   if (retainersOf !== undefined) {
     // `--retainers=<name>`: who holds the new objects of that name (retainer kind/name and edge), summed.
     const edgeWidth = s.snapshot.meta.edge_fields.length
     const edgeTypes = s.snapshot.meta.edge_types[0]
     const ec = fields.indexOf("edge_count")
-    const [et, en, eto] = ["type", "name_or_index", "to_node"].map((f) => s.snapshot.meta.edge_fields.indexOf(f))
+    const edgeFields = s.snapshot.meta.edge_fields
+    const [et, en, eto] = [
+      edgeFields.indexOf("type"),
+      edgeFields.indexOf("name_or_index"),
+      edgeFields.indexOf("to_node")
+    ]
     const held = new Map<string, number>()
     let e = 0
     for (let k = 0; k < s.nodes.length; k += width) {
-      const from = out[k / width]!
-      for (let c = 0; c < s.nodes[k + ec]!; c++, e += edgeWidth) {
-        const to = out[s.edges[e + eto!]! / width]!
+      const from = at(out, k / width)
+      for (let c = 0; c < at(s.nodes, k + ec); c++, e += edgeWidth) {
+        const to = at(out, at(s.edges, e + eto) / width)
         if (!retainersOf(to)) continue
-        const type = edgeTypes[s.edges[e + et!]!] ?? "?"
-        const edge = type === "element" || type === "hidden" ? `[${type}]` : s.strings[s.edges[e + en!]!] ?? "?"
+        const type = edgeTypes[at(s.edges, e + et)] ?? "?"
+        const edge = type === "element" || type === "hidden" ? `[${type}]` : s.strings[at(s.edges, e + en)] ?? "?"
         const key = `${to.name} <- ${from.type} ${from.name} .${edge}`
         held.set(key, (held.get(key) ?? 0) + 1)
       }

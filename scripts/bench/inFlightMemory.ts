@@ -38,9 +38,32 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
       })
     )
   }
+  // Ours again, the N calls waiting on one cold session whose one resolve the backend holds (what the
+  // concurrency benchmark's cold rows keep alive before any send).
+  const cold = ctx.sdkAvailable && (only === undefined || only.includes("ours"))
+    ? await (async () => {
+      ctx.log(`memory-in-flight: ours, ${inFlight} sends waiting on one cold session`)
+      const args: InFlightMemoryArgs = {
+        baseUrl: ctx.server.baseUrl,
+        side: "ours",
+        inFlight,
+        warmup,
+        cold: { coldDelayMs: ctx.short ? 1500 : 3000 },
+        snapshots: process.env.BENCH_HEAP_SNAPSHOTS === undefined || process.env.BENCH_HEAP_SNAPSHOTS === ""
+          ? undefined
+          : `${process.env.BENCH_HEAP_SNAPSHOTS.replace(/\/+$/, "")}/ours-cold`
+      }
+      return runTask<InFlightMemoryResult>("inFlightMemory", args, {
+        execArgv: ["--expose-gc"],
+        timeoutMs: ctx.short ? 20_000 : 120_000
+      })
+    })()
+    : undefined
   const floor = results.find((r) => r.side === "floor")
   const official = results.find((r) => r.side === "official")
-  const rows = results.map((r) => [
+  const rows = [...results, ...(cold === undefined ? [] : [{ ...cold, name: "ours, waiting on a cold session" }])].map((
+    r
+  ) => [
     r.name,
     fmtBytes(r.heapPerCall),
     floor === undefined ? "–" : fmtRatio(r.heapPerCall / floor.heapPerCall),
@@ -59,7 +82,8 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
     `until all ${inFlight.toLocaleString("en-US")} arrived; heapUsed after three forced full GCs with all of them ` +
     `waiting, minus the same before they started (after ${warmup} sequential warm-up sends: warm access cache, ` +
     "one pooled connection), divided by N. One process per side (`node --expose-gc`); every held send is then " +
-    "answered and checked."
+    "answered and checked. `ours, waiting on a cold session`: the N sends go to one session whose one resolve the " +
+    "backend holds (mode `slow`); measured while all N wait on it, before any send."
   ].join("\n")
   const ours = results.find((r) => r.side === "ours")
   const targets = [{
@@ -71,5 +95,5 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
         fmtRatio(ours.heapPerCall / floor.heapPerCall)
       })`
   }]
-  return { id: "memory-in-flight", title: "4b. Heap per call in flight", body, data: results, targets }
+  return { id: "memory-in-flight", title: "4b. Heap per call in flight", body, data: { results, cold }, targets }
 }

@@ -193,13 +193,13 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
     sends++
     const answer = () =>
       json(res, 200, {
-      message: {
-        messageId: `reply-${++replyCounter}`,
-        role: "ROLE_AGENT",
-        contextId: uid,
-        parts: [{ text: "I can answer questions about your project." }]
-      }
-    }, "application/a2a+json")
+        message: {
+          messageId: `reply-${++replyCounter}`,
+          role: "ROLE_AGENT",
+          contextId: uid,
+          parts: [{ text: "I can answer questions about your project." }]
+        }
+      }, "application/a2a+json")
     if (config.holdSends) held.push(answer)
     else answer()
   }

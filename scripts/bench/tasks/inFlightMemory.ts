@@ -18,6 +18,11 @@ export interface InFlightMemoryArgs {
   readonly side: SideName
   readonly inFlight: number
   readonly warmup: number
+  /**
+   * Measure calls waiting on a cold session instead: the backend holds the session's one resolve (mode
+   * `slow`, `coldDelayMs`) while all N wait on it; the warm-up went to another session of the same kind of side.
+   */
+  readonly cold?: { readonly coldDelayMs: number } | undefined
   /** A path prefix: writes `<prefix>-before.heapsnapshot` and `<prefix>-after.heapsnapshot`. */
   readonly snapshots?: string | undefined
 }
@@ -53,17 +58,33 @@ export const run = async (args: InFlightMemoryArgs): Promise<InFlightMemoryResul
   const target = { baseUrl: args.baseUrl, sessionUid, userToken: "", rpcUrl: access.rpcUrl, runtimeToken: access.token }
   const side: Side = await (await import("../sides/index.js")).makeSide(args.side, target)
   await side.block(args.warmup, [])
-  await admin.configure(args.baseUrl, { holdSends: true })
+  let measured = side
+  if (args.cold !== undefined) {
+    await admin.configure(args.baseUrl, { mode: "slow", coldDelayMs: args.cold.coldDelayMs })
+    const coldUid = randomUUID()
+    measured = await (await import("../sides/index.js")).makeSide(args.side, { ...target, sessionUid: coldUid })
+  } else {
+    await admin.configure(args.baseUrl, { holdSends: true })
+  }
+  await admin.reset(args.baseUrl)
   // The admin calls below (stats polling) use the global fetch's pool: open its connection before measuring.
   await admin.stats(args.baseUrl)
   await fullGc()
   const before = process.memoryUsage()
   if (args.snapshots !== undefined) writeHeapSnapshot(`${args.snapshots}-before.heapsnapshot`)
   const failures: Array<unknown> = []
-  const calls = Array.from({ length: args.inFlight }, () => side.block(1, []).catch((e: unknown) => failures.push(e)))
+  const calls = Array.from(
+    { length: args.inFlight },
+    () => measured.block(1, []).catch((e: unknown) => failures.push(e))
+  )
   const deadline = performance.now() + 60_000
   for (;;) {
-    const { held } = await admin.stats(args.baseUrl)
+    const { held, resolves } = await admin.stats(args.baseUrl)
+    if (args.cold !== undefined && resolves >= 1) {
+      // The resolve is held by the backend: give the other callers time to join it.
+      await sleep(Math.min(500, args.cold.coldDelayMs / 4))
+      break
+    }
     if (held >= args.inFlight) break
     if (failures.length > 0) throw new Error(`a send failed while starting: ${String(failures[0])}`)
     if (performance.now() > deadline) throw new Error(`only ${held} of ${args.inFlight} sends reached the runtime`)
@@ -76,6 +97,7 @@ export const run = async (args: InFlightMemoryArgs): Promise<InFlightMemoryResul
   await Promise.all(calls)
   if (failures.length > 0) throw new Error(`${failures.length} sends failed: ${String(failures[0])}`)
   await side.close()
+  if (measured !== side) await measured.close()
   const per = (a: number, b: number) => (b - a) / args.inFlight
   return {
     side: args.side,
