@@ -40,7 +40,7 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
   }
   // Ours again, the N calls waiting on one cold session whose one resolve the backend holds (what the
   // concurrency benchmark's cold rows keep alive before any send).
-  const cold = ctx.sdkAvailable && (only === undefined || only.includes("ours"))
+  const cold = ctx.sdkAvailable && !ctx.short && (only === undefined || only.includes("ours"))
     ? await (async () => {
       ctx.log(`memory-in-flight: ours, ${inFlight} sends waiting on one cold session`)
       const args: InFlightMemoryArgs = {
@@ -48,7 +48,7 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
         side: "ours",
         inFlight,
         warmup,
-        cold: { coldDelayMs: ctx.short ? 1500 : 3000 },
+        cold: { coldDelayMs: 3000 },
         snapshots: process.env.BENCH_HEAP_SNAPSHOTS === undefined || process.env.BENCH_HEAP_SNAPSHOTS === ""
           ? undefined
           : `${process.env.BENCH_HEAP_SNAPSHOTS.replace(/\/+$/, "")}/ours-cold`
