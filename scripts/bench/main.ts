@@ -5,7 +5,7 @@
  *   pnpm bench                  full run (several minutes)
  *   pnpm bench --short          short mode: only checks that every benchmark runs (CI; < 30 s)
  *   BENCH_SHORT=1 pnpm bench    same
- *   pnpm bench --only=per-send,concurrency,cli,memory,simulated-time,profile
+ *   pnpm bench --only=per-send,concurrency,cli,memory,memory-in-flight,simulated-time,profile
  *   pnpm bench --profile        also CPU-profile our per-send path and summarise it
  *   pnpm bench --json=out.json  also write the raw numbers
  */
@@ -14,6 +14,7 @@ import { createRequire } from "node:module"
 import * as os from "node:os"
 import { cliColdStart } from "./cliColdStart.js"
 import { concurrency } from "./concurrency.js"
+import { inFlightMemory } from "./inFlightMemory.js"
 import { startServerChild } from "./lib/child.js"
 import type { BenchContext, Section } from "./lib/context.js"
 import { memory } from "./memory.js"
@@ -55,6 +56,7 @@ const benches: ReadonlyArray<Bench> = [
   { id: "concurrency", run: concurrency },
   { id: "cli", run: cliColdStart },
   { id: "memory", run: memory },
+  { id: "memory-in-flight", run: inFlightMemory },
   { id: "simulated-time", run: simulatedTime },
   { id: "profile", run: profileBench }
 ]

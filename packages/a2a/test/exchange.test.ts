@@ -7,7 +7,7 @@ import { withinBudget } from "../src/internal/budget.js"
 import { makeCall } from "../src/internal/callContext.js"
 import { exchange } from "../src/internal/exchange.js"
 import type * as Timeout from "../src/Timeout.js"
-import { failFor, sessionUid } from "./fixtures.js"
+import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
 
 describe("exchange: phase limits", () => {
   it.effect("a head that never comes is cut at connect + read and reported as the response-head limit", () =>
@@ -41,5 +41,57 @@ describe("exchange: phase limits", () => {
       })
       expect(error.message).toMatch(/^No response head within 3 s \(the connect \+ read limits\) during send-message;/)
       expect(millis).toBe(3000)
+    }))
+
+  // The call's one watchdog (withinBudget) enforces the exchange's phase limits.
+  const phased: Timeout.Budget = {
+    total: Duration.seconds(100),
+    connect: Duration.seconds(1),
+    read: Duration.seconds(2),
+    totalSeconds: 100
+  }
+  const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
+
+  it.effect("an exchange's phase limit ends with it: the call may then wait longer than read, up to its total", () =>
+    Effect.gen(function*() {
+      const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: phased, step: "get-task" })
+      const answering = HttpClient.make((request) => Effect.succeed(jsonResponse(request, 200, { ok: true })))
+      const { error, millis, value } = yield* runFor(
+        withinBudget(
+          call,
+          Effect.gen(function*() {
+            const answer = yield* Effect.catchTag(
+              exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
+              "ResponseTooLarge",
+              Effect.die
+            )
+            yield* Effect.sleep("10 seconds")
+            return answer.status
+          })
+        ),
+        "1 minute"
+      )
+      expect(error).toBeUndefined()
+      expect(value).toBe(200)
+      expect(millis).toBe(10_000)
+    }))
+
+  it.effect("the total still ends a call whose exchanges each keep within the phase limits", () =>
+    Effect.gen(function*() {
+      const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: phased, step: "get-task" })
+      const answering = HttpClient.make((request) => Effect.succeed(jsonResponse(request, 200, { ok: true })))
+      const polling = Effect.forever(
+        Effect.zipRight(
+          Effect.catchTag(
+            exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
+            "ResponseTooLarge",
+            Effect.die
+          ),
+          Effect.sleep("1500 millis")
+        )
+      )
+      const { error, millis } = yield* failFor(withinBudget(call, polling), "5 minutes")
+      expect(error).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 100, step: "get-task" })
+      expect(millis).toBe(100_000)
     }))
 })

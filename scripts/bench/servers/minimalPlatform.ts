@@ -10,7 +10,11 @@
  * - `waking`: the runtime becomes ready `coldDelayMs` after the session's first resolve; before that the
  *   backend answers transient `waking` with `retry_after_ms`. With `retryAfterMs >= coldDelayMs` a
  *   single-flight client makes exactly 2 resolves (one transient, one ready) per session.
- * `GET /__bench/stats` → `{ resolves, resolvesBySession, sends, rejected }`; `POST /__bench/reset` clears them.
+ * Independently of the mode, `holdSends: true` makes the runtime accept each `message:send` (checked as
+ * usual) and hold its answer until `holdSends: false` is configured again, which answers every held send:
+ * N calls in flight for as long as a benchmark needs (`held` in the stats counts them).
+ * `GET /__bench/stats` → `{ resolves, resolvesBySession, sends, rejected, held }`; `POST /__bench/reset` clears
+ * the counters.
  */
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
@@ -19,9 +23,10 @@ import type { AddressInfo } from "node:net"
 export type SessionMode = "ready" | "slow" | "waking"
 
 export interface Configure {
-  readonly mode: SessionMode
+  readonly mode?: SessionMode
   readonly coldDelayMs?: number
   readonly retryAfterMs?: number
+  readonly holdSends?: boolean
 }
 
 export interface Stats {
@@ -29,6 +34,8 @@ export interface Stats {
   readonly resolvesBySession: Record<string, number>
   readonly sends: number
   readonly rejected: number
+  /** Sends accepted and not answered yet (`holdSends`). */
+  readonly held: number
 }
 
 export const USER_TOKEN = "bench-user-token"
@@ -37,7 +44,7 @@ export const A2A_EXTENSION_RESPONSE_KIND = "https://mainsequence.ai/a2a/extensio
 
 interface SessionState {
   readonly serviceUid: string
-  readonly mode: SessionMode
+  readonly mode?: SessionMode
   readonly coldDelayMs: number
   readonly retryAfterMs: number
   firstResolveAt: number | undefined
@@ -60,7 +67,8 @@ export interface MinimalPlatform {
 }
 
 export const startMinimalPlatform = async (options: { readonly port?: number } = {}): Promise<MinimalPlatform> => {
-  let config: Required<Configure> = { mode: "ready", coldDelayMs: 200, retryAfterMs: 250 }
+  let config: Required<Configure> = { mode: "ready", coldDelayMs: 200, retryAfterMs: 250, holdSends: false }
+  let held: Array<() => void> = []
   const sessions = new Map<string, SessionState>()
   const services = new Map<string, string>() // serviceUid -> session uid
   let resolves = 0
@@ -183,14 +191,17 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
       return json(res, 400, { error: { code: 400, status: "INVALID_ARGUMENT", message: "contextId mismatch" } })
     }
     sends++
-    return json(res, 200, {
-      message: {
-        messageId: `reply-${++replyCounter}`,
-        role: "ROLE_AGENT",
-        contextId: uid,
-        parts: [{ text: "I can answer questions about your project." }]
-      }
-    }, "application/a2a+json")
+    const answer = () =>
+      json(res, 200, {
+        message: {
+          messageId: `reply-${++replyCounter}`,
+          role: "ROLE_AGENT",
+          contextId: uid,
+          parts: [{ text: "I can answer questions about your project." }]
+        }
+      }, "application/a2a+json")
+    if (config.holdSends) held.push(answer)
+    else answer()
   }
 
   const agentCard = (serviceUid: string) => ({
@@ -227,7 +238,7 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
       }
       if (url === "/__bench/stats") {
         await readBody(req)
-        const stats: Stats = { resolves, resolvesBySession, sends, rejected }
+        const stats: Stats = { resolves, resolvesBySession, sends, rejected, held: held.length }
         return json(res, 200, stats)
       }
       if (url === "/__bench/reset" && req.method === "POST") {
@@ -241,6 +252,11 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
       if (url === "/__bench/configure" && req.method === "POST") {
         const c = JSON.parse((await readBody(req)).toString("utf8")) as Configure
         config = { ...config, ...c }
+        if (!config.holdSends) {
+          const release = held
+          held = []
+          for (const answer of release) answer()
+        }
         return json(res, 200, config)
       }
       if (url.startsWith("/__bench/runtime/") && req.method === "GET") {
