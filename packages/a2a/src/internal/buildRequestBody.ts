@@ -135,8 +135,8 @@ const attachmentPart = (attachment: Attachment.Attachment) =>
  *
  * @internal
  */
-export const buildRequestBody = Effect.fn("a2a.buildRequestBody", { captureStackTrace: false })(
-  function*(agentSessionUid: string, input: SendA2AMessageInput) {
+export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageInput) =>
+  Effect.gen(function*() {
     if (typeof input.message !== "string" || input.message.trim() === "") {
       return yield* Effect.fail(inputError("message", "must not be blank"))
     }
@@ -179,5 +179,4 @@ export const buildRequestBody = Effect.fn("a2a.buildRequestBody", { captureStack
       bytes: new TextEncoder().encode(JSON.stringify(body))
     }
     return result
-  }
-)
+  }).pipe(Effect.withSpan("a2a.buildRequestBody", { captureStackTrace: false }))

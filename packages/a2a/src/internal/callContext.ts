@@ -162,9 +162,27 @@ export const makeCallContext = (env: ClientEnv, options: CallOptions): Effect.Ef
   Effect.flatMap(
     env.sharedSession(options.agentSessionUid),
     (session) =>
+      // Field by field rather than by spreading: one object shape for every call, built without a spread's
+      // property-by-property copy (measured on the per-send path).
       Effect.map(makeCall({ ...options, session }), (call): CallContext => ({
-        ...env,
-        ...call,
+        client: env.client,
+        backend: env.backend,
+        cache: env.cache,
+        ready: env.ready,
+        cacheKey: env.cacheKey,
+        maxResponseBytes: env.maxResponseBytes,
+        sharedSession: env.sharedSession,
+        agentSessionUid: call.agentSessionUid,
+        messageId: call.messageId,
+        taskId: call.taskId,
+        budget: call.budget,
+        deadlineMillis: call.deadlineMillis,
+        step: call.step,
+        sent: call.sent,
+        waitingFor: call.waitingFor,
+        session: call.session,
+        lastTask: call.lastTask,
+        phase: call.phase,
         key: env.cacheKey(options.agentSessionUid)
       }))
   )

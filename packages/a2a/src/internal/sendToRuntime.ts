@@ -62,9 +62,13 @@ export const runtimeExchange = (
   )
 
 /** @internal */
-export const sendToRuntime = Effect.fn("a2a.sendToRuntime", { captureStackTrace: false })(
-  function*(call: CallContext, access: RuntimeAccessCache.CachedRuntimeAccess, body: RequestBody, attempt: number) {
-    yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
+export const sendToRuntime = (
+  call: CallContext,
+  access: RuntimeAccessCache.CachedRuntimeAccess,
+  body: RequestBody,
+  attempt: number
+) =>
+  Effect.gen(function*() {
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
     yield* enterStep(call, "send-message")
     const answer = yield* runtimeExchange(call, "send-message", request, true)
@@ -73,5 +77,7 @@ export const sendToRuntime = Effect.fn("a2a.sendToRuntime", { captureStackTrace:
       (answer) => messageError(answer),
       (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
     )
-  }
-)
+  }).pipe(
+    // A span per send on the hot path: no stack capture (`Effect.fn` takes one on every call).
+    Effect.withSpan("a2a.sendToRuntime", { captureStackTrace: false, attributes: spanAttributes(call, attempt) })
+  )
