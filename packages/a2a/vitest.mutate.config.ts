@@ -9,6 +9,7 @@
 // - left out, see test/mutate.setup.ts: the property test and the real-clock tests.
 // The per-test limit is raised: instrumented code on a loaded machine runs the heavier tests past 20 s.
 import { relative } from "node:path"
+import { fileURLToPath } from "node:url"
 import { defineProject, mergeConfig } from "vitest/config"
 import { BaseSequencer, type TestSpecification } from "vitest/node"
 import base from "./vitest.config.js"
@@ -35,7 +36,8 @@ export default mergeConfig(
     test: {
       testTimeout: 60_000,
       exclude: ["test/properties.test.ts"],
-      setupFiles: ["./test/mutate.setup.ts"],
+      // absolute: Stryker starts vitest from the repository root with `dir: packages/a2a`
+      setupFiles: [fileURLToPath(new URL("test/mutate.setup.ts", import.meta.url))],
       pool: "threads",
       poolOptions: { threads: { isolate: false, singleThread: true } },
       isolate: false,
