@@ -30,7 +30,9 @@ export default {
   ignoreStatic: true,
   // One worker: the machine is shared; `--concurrency 2` on a free machine.
   concurrency: 1,
-  timeoutMS: 20000,
+  // A mutant that hangs is an endless retry loop under TestClock, not slow work: end it soon (10 s more than
+  // 1.5 × its tests' own time); each timeout also restarts the test runner.
+  timeoutMS: 10000,
   tempDirName: ".stryker-tmp",
   reporters: ["clear-text", "progress", "html", "json"],
   htmlReporter: { fileName: "reports/mutation/mutation.html" },
