@@ -88,4 +88,21 @@ describe("guards: a transient answer without a usable presence", () => {
         backend: { oddDiagnostics: "string" }
       })]
     }))))
+
+  it.effect("a string presence on a terminal answer: AgentRuntimeUnavailableError without presenceDetail", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error } = yield* failFor(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }), "1 minute")
+      expect({ ...error }).toEqual({
+        _tag: "AgentRuntimeUnavailableError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        state: "unavailable",
+        detail: "The runtime is not available."
+      })
+      expect(error).toHaveProperty("presenceDetail", undefined)
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ access: { _tag: "Terminal", state: "unavailable" }, backend: { oddDiagnostics: "string" } })]
+    }))))
 })

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
 import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
-import { client, runFor, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
+import { client, failFor, runFor, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
 
 const waking1500 = { state: "waking" as const, retryAfterMs: 1500, durationMs: 1500 }
 
@@ -39,5 +41,35 @@ describe("guards: a call that takes over a cold-start wait", () => {
       expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-20s", 6000]])
     }).pipe(Effect.provide(simulated({
       sessions: [session({ access: { _tag: "ColdStart", phases: [waking1500, waking1500, waking1500, waking1500] } })]
+    }))))
+})
+
+// SPEC §1.3/§5: a joined call leaves as soon as the wait's next resolve no longer fits its budget; a next
+// resolve exactly at its deadline does not fit.
+describe("guards: a joined call whose deadline is exactly the wait's next retry", () => {
+  it.effect("fails at once with AgentRuntimeNotReadyError, its whole budget left; the leader waits on", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const leader = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 30 }))
+      // the leader's first resolve (t = 0) answered waking: the next one is at 2 s
+      yield* TestClock.adjust(0)
+      const { error, millis } = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 2 }),
+        "1 minute"
+      )
+      expect({ ...error }).toEqual({
+        _tag: "AgentRuntimeNotReadyError",
+        agentSessionUid: sessionUid,
+        messageId: "m-b",
+        state: "waking",
+        retryAfterMs: 2000,
+        remainingMs: 2000,
+        detail: "Waking the runtime."
+      })
+      expect(millis).toBe(0)
+      yield* Fiber.interrupt(leader)
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 2000 } })]
     }))))
 })
