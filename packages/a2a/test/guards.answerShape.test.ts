@@ -6,6 +6,17 @@ import { client, failFor, fakeRuntime, runtimeSends, session, sessionUid, simula
 
 const sendUrl = "https://runtime.example/api/a2a/v1/message:send"
 
+/** The InvalidA2AResponseError (rule `json`) of a 200 answer that is not JSON, with `reason`. */
+const notJson = (reason: string) => ({
+  _tag: "InvalidA2AResponseError",
+  agentSessionUid: sessionUid,
+  messageId: "m-1",
+  url: sendUrl,
+  status: 200,
+  rule: "json",
+  reason
+})
+
 /** The error of one send to a runtime that answers 200 with `body` (bytes: no implied media type) and `headers`. */
 const answeredWith = (body: string | Uint8Array, headers: Record<string, string>) =>
   Effect.flatMap(
@@ -43,28 +54,12 @@ describe("guards: a 200 answer that is not a JSON object", () => {
   it.effect("an HTML page names its media type and title", () =>
     Effect.gen(function*() {
       const error = yield* answeredWith("<html><title> Bad\n gateway </title></html>", { "content-type": "text/html" })
-      expect({ ...error }).toEqual({
-        _tag: "InvalidA2AResponseError",
-        agentSessionUid: sessionUid,
-        messageId: "m-1",
-        url: sendUrl,
-        status: 200,
-        rule: "json",
-        reason: "the answer is not JSON (text/html: an HTML page \"Bad gateway\")"
-      })
+      expect({ ...error }).toEqual(notJson("the answer is not JSON (text/html: an HTML page \"Bad gateway\")"))
     }))
 
   it.effect("an empty body without a media type says so", () =>
     Effect.gen(function*() {
       const error = yield* answeredWith(new Uint8Array(0), {})
-      expect({ ...error }).toEqual({
-        _tag: "InvalidA2AResponseError",
-        agentSessionUid: sessionUid,
-        messageId: "m-1",
-        url: sendUrl,
-        status: 200,
-        rule: "json",
-        reason: "the answer is not JSON (no media type, empty body)"
-      })
+      expect({ ...error }).toEqual(notJson("the answer is not JSON (no media type, empty body)"))
     }))
 })
