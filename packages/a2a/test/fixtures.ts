@@ -12,6 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as Tracer from "effect/Tracer"
 import * as A2AClient from "../src/A2AClient.js"
 import type * as A2AProtocol from "../src/A2AProtocol.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
@@ -192,3 +193,17 @@ export const fakeRuntime = (
     Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
   )
 }
+
+/** A tracer over the current one that keeps every span it starts, for asserting span names and attributes. */
+export const recordSpans = Effect.map(Effect.tracer, (base) => {
+  const spans: Array<Tracer.Span> = []
+  const tracer = Tracer.make({
+    span: (...args) => {
+      const span = base.span(...args)
+      spans.push(span)
+      return span
+    },
+    context: base.context
+  })
+  return { spans, tracer }
+})

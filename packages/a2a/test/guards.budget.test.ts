@@ -2,9 +2,19 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import * as Tracer from "effect/Tracer"
+import type { SendA2AMessageInput } from "../src/A2AClient.js"
 import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
-import { client, failFor, platform, resolves, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
+import {
+  client,
+  failFor,
+  platform,
+  recordSpans,
+  resolves,
+  runtimeSends,
+  session,
+  sessionUid,
+  simulated
+} from "./fixtures.js"
 
 // SPEC §5: a budget that runs out while the call still waits for a transient runtime (nothing sent) is
 // `AgentRuntimeNotReadyError`, also when it runs out during a re-resolve, and also for a call that joined
@@ -14,16 +24,7 @@ describe("guards: the budget runs out during a re-resolve after a transient answ
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
-      const spans: Array<Tracer.Span> = []
-      const base = yield* Effect.tracer
-      const tracer = Tracer.make({
-        span: (...args) => {
-          const span = base.span(...args)
-          spans.push(span)
-          return span
-        },
-        context: base.context
-      })
+      const { spans, tracer } = yield* recordSpans
       const leader = yield* Effect.fork(
         a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 5 }).pipe(
           Effect.withTracer(tracer),
@@ -77,19 +78,25 @@ describe("guards: the budget runs out during a re-resolve after a transient answ
 
 // SPEC §3: `runtime_presence` is for display: progress events and both waiting errors carry its detail.
 describe("guards: a cold start's presence detail reaches progress events and errors", () => {
-  const record = (events: Array<A2AProgressEvent>) =>
-    A2AProgress.of({ report: (event) => Effect.sync(() => void events.push(event)) })
-
-  it.effect("a cold start that ends terminal: presence in every progress event and in the error", () =>
+  // a send that fails, with the runtime-access progress events it reported
+  const failWithProgress = (input: SendA2AMessageInput) =>
     Effect.gen(function*() {
       const a2a = yield* client
       const events: Array<A2AProgressEvent> = []
       const { error, millis } = yield* failFor(
-        a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(
-          Effect.provideService(A2AProgress, record(events))
+        a2a.sendA2AMessage(sessionUid, input).pipe(
+          Effect.provideService(A2AProgress, {
+            report: (event) => Effect.sync(() => void events.push(event))
+          })
         ),
         "1 minute"
       )
+      return { error, millis, progress: events.filter((e) => e._tag === "RuntimeAccessProgress") }
+    })
+
+  it.effect("a cold start that ends terminal: presence in every progress event and in the error", () =>
+    Effect.gen(function*() {
+      const { error, millis, progress } = yield* failWithProgress({ message: "hi", messageId: "m-1" })
       expect(error).toMatchObject({
         _tag: "AgentRuntimeUnavailableError",
         agentSessionUid: sessionUid,
@@ -98,7 +105,7 @@ describe("guards: a cold start's presence detail reaches progress events and err
         presenceDetail: "The last rollout failed."
       })
       expect(millis).toBe(2000)
-      expect(events.filter((e) => e._tag === "RuntimeAccessProgress")).toEqual([
+      expect(progress).toEqual([
         {
           _tag: "RuntimeAccessProgress",
           agentSessionUid: sessionUid,
@@ -135,14 +142,7 @@ describe("guards: a cold start's presence detail reaches progress events and err
 
   it.effect("a cold start that outlasts the budget: the presence detail is the error's detail", () =>
     Effect.gen(function*() {
-      const a2a = yield* client
-      const events: Array<A2AProgressEvent> = []
-      const { error, millis } = yield* failFor(
-        a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-2", timeout: 3 }).pipe(
-          Effect.provideService(A2AProgress, record(events))
-        ),
-        "1 minute"
-      )
+      const { error, millis, progress } = yield* failWithProgress({ message: "hi", messageId: "m-2", timeout: 3 })
       expect(error).toMatchObject({
         _tag: "AgentRuntimeNotReadyError",
         agentSessionUid: sessionUid,
@@ -155,8 +155,10 @@ describe("guards: a cold start's presence detail reaches progress events and err
       // resolves at 0 and 2 s; the retry at 4 s no longer fits the 3 s budget
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 2000])
       expect(millis).toBe(2000)
-      expect(events.filter((e) => e._tag === "RuntimeAccessProgress").map((e) => [e.presencePhase, e.presenceDetail]))
-        .toEqual([["provisioning", "Still provisioning."]])
+      expect(progress.map((e) => [e.presencePhase, e.presenceDetail])).toEqual([[
+        "provisioning",
+        "Still provisioning."
+      ]])
       expect(yield* runtimeSends).toEqual([])
     }).pipe(Effect.provide(simulated({
       sessions: [session({

@@ -9,10 +9,9 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Tracer from "effect/Tracer"
 import * as A2AClient from "../src/A2AClient.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { runFor, sendBodiesConform, session, sessionUid } from "./fixtures.js"
+import { recordSpans, runFor, sendBodiesConform, session, sessionUid } from "./fixtures.js"
 
 // Every bearer token that crossed the wire, read from the requests themselves.
 const secrets = new Set<string>([
@@ -46,17 +45,8 @@ describe("secrets", () => {
     "no token in any error message, error field, span (attributes and exit) or log line",
     () =>
       Effect.gen(function*() {
-        const spans: Array<Tracer.Span> = []
+        const { spans, tracer } = yield* recordSpans
         const logs: Array<string> = []
-        const base = yield* Effect.tracer
-        const tracer = Tracer.make({
-          span: (...args) => {
-            const span = base.span(...args)
-            spans.push(span)
-            return span
-          },
-          context: base.context
-        })
         const logger = Logger.make(({ message }) => void logs.push(JSON.stringify(message)))
         const behaviours = [
           { access: { _tag: "Ready" as const }, token: { rejectFirstSends: 1 } },
