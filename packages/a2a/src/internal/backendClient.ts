@@ -120,7 +120,8 @@ export const make = (
 ): Effect.Effect<BackendClient> =>
   Effect.gen(function*() {
     const backendExchange = (call: Call, step: A2AStep, request: HttpClientRequest.HttpClientRequest) =>
-      exchange(client, call, step, request, { maxResponseBytes }).pipe(
+      // Backend exchanges may run for several calls (the session's one resolution).
+      exchange(client, call, step, request, { maxResponseBytes, shared: true }).pipe(
         Effect.catchTag("ResponseTooLarge", (error: ResponseTooLarge) =>
           Effect.fail(
             new BackendContractError({

@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { type A2AError, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { type Call, remainingMillis } from "./callContext.js"
+import { type Call, type PhaseDeadline, remainingMillis } from "./callContext.js"
 
 /**
  * `AgentRuntimeNotReadyError` for a call still waiting for a transient runtime (nothing sent).
@@ -81,30 +81,48 @@ export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E
 }
 
 /**
- * The call's one watchdog: it fails with the timeout error of the total budget, or of the phase limit of
- * the exchange under way ({@link PhaseDeadline}; one that runs out together with the total is reported as
- * the total). It never sleeps longer than `read`: an exchange sets a phase deadline at least `read` ahead of
+ * A watchdog: it fails with the timeout error of the phase limit of the exchange under way ({@link
+ * PhaseDeadline}; one that runs out together with the total is reported as the total) and, `withTotal`, of the
+ * total budget. It never sleeps longer than `read`: an exchange sets a phase deadline at least `read` ahead of
  * the moment it sets it, so the watchdog always wakes in time to see it.
  */
-const watchdog = (call: Call): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
+const watchdog = (
+  call: Call,
+  phase: PhaseDeadline,
+  withTotal: boolean
+): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
   Effect.clockWith((clock) => {
     const { connect, read, totalSeconds } = call.budget
     const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
+    const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
     const loop: Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> = Effect.suspend(() => {
       const now = clock.unsafeCurrentTimeMillis()
-      if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
-      const phase = call.phase
+      if (now >= totalAt) return timeoutError(call, "total", totalSeconds)
       if (now >= phase.at && read !== undefined) {
+        if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
         const seconds = phase.limit === "read"
           ? Duration.toSeconds(read)
           : Duration.toSeconds(connect === undefined ? read : Duration.sum(connect, read))
         return timeoutError(call, phase.limit, seconds)
       }
-      const wake = Math.min(call.deadlineMillis - now, phase.at - now, readMillis)
+      const wake = Math.min(totalAt - now, phase.at - now, readMillis)
       return Effect.zipRight(clock.sleep(Duration.millis(wake)), loop)
     })
     return loop
   })
+
+/**
+ * An exchange that runs for several calls (a shared resolution) with a watchdog of its own for its phase
+ * limits, so that a phase limit fails the exchange itself and every call sharing it gets that error.
+ *
+ * @internal
+ */
+export const withinPhaseLimits = <A, E, R>(
+  call: Call,
+  phase: PhaseDeadline,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
+  Effect.raceFirst(effect, watchdog(call, phase, false))
 
 /**
  * The one watchdog around a whole call (discovery, resolution, the transient wait, the request and the
@@ -117,6 +135,6 @@ export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  Effect.raceFirst(effect, watchdog(call)).pipe(
+  Effect.raceFirst(effect, watchdog(call, call.phase, true)).pipe(
     Effect.catchAll((error) => Effect.flip(stamp(call, error)))
   )

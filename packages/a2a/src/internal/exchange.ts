@@ -18,8 +18,8 @@ import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Tracer from "effect/Tracer"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { timeoutError } from "./budget.js"
-import { type Call, spanAttributes } from "./callContext.js"
+import { timeoutError, withinPhaseLimits } from "./budget.js"
+import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { forEachChunk } from "./responseChunks.js"
 
@@ -128,7 +128,8 @@ const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => 
  * applies the connect limit itself); a generic `HttpClient` that never says so cannot tell the phases
  * apart, and its head may take connect + read. At most `read` may pass between two body chunks. This
  * exchange moves the call's phase deadline; the call's one watchdog (`withinBudget`) enforces it with the
- * total. An answer over `maxResponseBytes` is refused from its `Content-Length` before any body is read,
+ * total. A `shared` exchange (the backend's, which may serve a resolution several calls share) has a watchdog
+ * of its own instead, so its phase limit fails the exchange and every call sharing it. An answer over `maxResponseBytes` is refused from its `Content-Length` before any body is read,
  * and otherwise as soon as the bytes read pass the limit.
  *
  * @internal
@@ -138,7 +139,12 @@ export const exchange = (
   call: Call,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
-  options: { readonly maxResponseBytes: number; readonly carriesMessage?: boolean | undefined }
+  options: {
+    readonly maxResponseBytes: number
+    readonly carriesMessage?: boolean | undefined
+    /** The exchange runs for several calls (a shared resolution): see {@link withinPhaseLimits}. */
+    readonly shared?: boolean | undefined
+  }
 ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
   Effect.flatMap(
     options.carriesMessage === true ? Ref.getAndSet(call.sent, true) : Ref.get(call.sent),
@@ -160,17 +166,18 @@ export const exchange = (
         // at most read between two chunks.
         const timed = connect !== undefined && read !== undefined
         const readMillis = timed ? Duration.toMillis(read) : 0
+        const deadline = options.shared === true ? new PhaseDeadline() : call.phase
         let headArrived = false
-        const progress = Effect.sync(() => call.phase.set(clock.unsafeCurrentTimeMillis() + readMillis, "read"))
+        const progress = Effect.sync(() => deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read"))
         // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
         const phase: ConnectPhase = {
           limit: Option.fromNullable(connect),
           onConnected: () => {
-            if (timed && !headArrived) call.phase.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+            if (timed && !headArrived) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
           }
         }
         if (timed) {
-          call.phase.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
+          deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
         }
         const execute = client.execute(traced).pipe(
           // The platform's own client span would end holding the raw request and response (headers with the
@@ -182,7 +189,7 @@ export const exchange = (
         // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
         const exchangeAll = Effect.flatMap(execute, (response) => {
           headArrived = true
-          if (timed) call.phase.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+          if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
           const status = response.status
           const tooLarge = (declared: number | undefined) =>
             new ResponseTooLarge({ url: request.url, status, limit, declared })
@@ -213,7 +220,10 @@ export const exchange = (
             read
           )
         })
-        return timed ? Effect.ensuring(exchangeAll, Effect.sync(() => call.phase.clear())) : exchangeAll
+        if (!timed) return exchangeAll
+        return options.shared === true
+          ? withinPhaseLimits(call, deadline, exchangeAll)
+          : Effect.ensuring(exchangeAll, Effect.sync(() => deadline.clear()))
       })
   ).pipe(
     Effect.withSpan(`a2a.http ${request.method}`, {
