@@ -104,7 +104,10 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
       retryAfterMs,
       warm: scenario.warm
     }
-    results.push({ scenario, result: await runTask<ConcurrencyResult>("concurrency", args, { timeoutMs: 60_000 }) })
+    results.push({
+      scenario,
+      result: await runTask<ConcurrencyResult>("concurrency", args, { timeoutMs: ctx.short ? 60_000 : 240_000 })
+    })
   }
   const rows = results.map(({ result: r, scenario: s }) => [
     s.label,
@@ -150,6 +153,19 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
       detail: oursCold.length === 0
         ? "SDK not built"
         : oursCold.map((r) => `${r.result.resolves}/${r.scenario.expectedResolves}`).join(", ")
+    },
+    {
+      target: `${sends} callers on cold sessions: peak heap growth ≤ 30 MiB`,
+      met: oursCold.length === 0
+        ? undefined
+        : oursCold.every((r) => r.result.memory.peakHeapUsed - r.result.memory.baselineHeapUsed <= 30 * 1024 * 1024),
+      detail: oursCold.length === 0
+        ? "SDK not built"
+        : oursCold.map((r) =>
+          `${r.scenario.sessions} session(s): +${
+            fmtBytes(r.result.memory.peakHeapUsed - r.result.memory.baselineHeapUsed)
+          }`
+        ).join(", ")
     }
   ]
   return {
