@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import {
   client,
@@ -66,4 +67,35 @@ describe("guards: only the wait the backend asked for, within each call's budget
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500])
       expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-a", 1500]])
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking })] }))))
+
+  it.effect("a call joined before the wait is recorded leaves the moment the leader records it past its deadline", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const leader = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      yield* TestClock.adjust(0)
+      // it joins while the first resolve is still under way (answered at 100 ms): no wait is known yet
+      const joined = yield* Effect.fork(
+        runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 1 }), "0 millis")
+      )
+      yield* TestClock.adjust(0)
+      expect(Option.isNone(yield* Fiber.poll(joined))).toBe(true)
+      // at 100 ms the leader records the wait: next resolve at 1.6 s, past the joined call's 1 s deadline
+      yield* TestClock.adjust("100 millis")
+      expect(Option.isSome(yield* Fiber.poll(joined))).toBe(true)
+      const { error, millis } = yield* Fiber.join(joined)
+      expect(error).toMatchObject({
+        _tag: "AgentRuntimeNotReadyError",
+        messageId: "m-b",
+        state: "waking",
+        retryAfterMs: 1500,
+        remainingMs: 900
+      })
+      expect(millis).toBe(100)
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(leader)).role).toBe("ROLE_AGENT")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1600])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-a", 1700]])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking, backend: { resolveDelay: 100 } })] }))))
 })

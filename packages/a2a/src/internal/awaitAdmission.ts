@@ -14,6 +14,7 @@ import type * as RuntimeAccess from "../RuntimeAccess.js"
 import { notReadyError } from "./budget.js"
 import { type Call, type CallContext, enterStep, type SessionWait, spanAttributes } from "./callContext.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
+import { recordWait } from "./sessionWait.js"
 
 /**
  * Fails with `AgentRuntimeNotReadyError` if the wait's next resolve does not fit in the call's budget,
@@ -59,18 +60,18 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission", { captureStackTrac
     const leftOver = takingOver ? yield* Ref.get(call.session.wait) : Option.none()
     if (Option.isSome(leftOver)) yield* waitForRetry(call, leftOver.value)
     // A new resolution: what an earlier one saw is no longer the session's state.
-    else yield* Ref.set(call.session.wait, Option.none())
+    else yield* recordWait(call.session, Option.none())
     const firstAttempt = Option.match(leftOver, { onNone: () => 1, onSome: (wait) => wait.attempt + 1 })
     for (let attempt = firstAttempt;; attempt++) {
       const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(call, attempt)
       switch (decision._tag) {
         case "Admitted": {
-          yield* Ref.set(call.session.wait, Option.none())
+          yield* recordWait(call.session, Option.none())
           yield* Ref.set(call.waitingFor, Option.none())
           return decision
         }
         case "Terminal": {
-          yield* Ref.set(call.session.wait, Option.none())
+          yield* recordWait(call.session, Option.none())
           return yield* new AgentRuntimeUnavailableError({
             state: decision.state,
             notice: decision.notice,
@@ -81,7 +82,7 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission", { captureStackTrac
         case "Transient": {
           const now = yield* Clock.currentTimeMillis
           const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
-          yield* Ref.set(call.session.wait, Option.some(wait))
+          yield* recordWait(call.session, Option.some(wait))
           yield* waitForRetry(call, wait)
         }
       }

@@ -5,13 +5,13 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Clock from "effect/Clock"
+import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import * as SubscriptionRef from "effect/SubscriptionRef"
-import type { A2AInputError, A2AStep } from "../A2AError.js"
+import type { A2AInputError, A2AStep, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
@@ -33,15 +33,31 @@ export interface SessionWait {
 }
 
 /**
+ * A call in the session's resolution that another call leads: `left` fails with its own
+ * `AgentRuntimeNotReadyError` when a wait recorded for the session retries at or after its deadline.
+ *
+ * @internal
+ */
+export interface JoinedCall {
+  readonly call: Call
+  readonly left: Deferred.Deferred<never, AgentRuntimeNotReadyError>
+  /** Set when the cache's single flight made this call the leader after all: no wait sends it away then. */
+  leading: boolean
+}
+
+/**
  * What the calls to one session share (the client's one per-session registry holds it): the last transient
- * answer of the session's resolution whichever call leads it, how many leads of that resolution ended, and
- * the tokens the runtime rejected. The resolution itself runs once at a time per session through the
- * cache's single flight (`RuntimeAccessCache.getOrResolve`).
+ * answer of the session's resolution whichever call leads it, the calls in that resolution that do not lead
+ * it, how many leads of that resolution ended, and the tokens the runtime rejected. The resolution itself
+ * runs once at a time per session through the cache's single flight (`RuntimeAccessCache.getOrResolve`).
  *
  * @internal
  */
 export interface SharedSession {
-  readonly wait: SubscriptionRef.SubscriptionRef<Option.Option<SessionWait>>
+  /** Set through `recordWait` (`sessionWait.ts`), which sends away the joined calls the wait outlives. */
+  readonly wait: Ref.Ref<Option.Option<SessionWait>>
+  /** Mutated only in `Effect.sync` blocks: a registry, not state any step reads for a decision. */
+  readonly joined: Set<JoinedCall>
   /** Counts the ends of leads: a call whose lead starts after one it was in ended takes that one over. */
   readonly leadsEnded: Ref.Ref<number>
   readonly rejectedTokens: Ref.Ref<ReadonlyArray<Redacted.Redacted<string>>>
@@ -49,7 +65,8 @@ export interface SharedSession {
 
 /** @internal */
 export const makeSharedSession: Effect.Effect<SharedSession> = Effect.all({
-  wait: SubscriptionRef.make(Option.none<SessionWait>()),
+  wait: Ref.make(Option.none<SessionWait>()),
+  joined: Effect.sync(() => new Set<JoinedCall>()),
   leadsEnded: Ref.make(0),
   rejectedTokens: Ref.make<ReadonlyArray<Redacted.Redacted<string>>>([])
 })

@@ -4,20 +4,18 @@
  * single flight (`getOrResolve`) runs the resolution once per session; the budget policy is this module's.
  */
 import * as Cause from "effect/Cause"
-import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import * as Stream from "effect/Stream"
-import * as SubscriptionRef from "effect/SubscriptionRef"
 import type { AgentRuntimeNotReadyError } from "../A2AError.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
-import { notReadyError } from "./budget.js"
-import type { CallContext } from "./callContext.js"
+import type { CallContext, JoinedCall } from "./callContext.js"
+import { leaveBy, outlives, recordWait } from "./sessionWait.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 type Outcome = Exit.Exit<Access, RuntimeAccessCache.ResolveError>
@@ -46,7 +44,8 @@ const lead = (ctx: CallContext, takingOver: boolean): Effect.Effect<Access, Runt
   Effect.gen(function*() {
     // The wait resumed is this call's now: calls that join it leave by it again.
     if (takingOver) {
-      yield* SubscriptionRef.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: false })))
+      const left = yield* Ref.get(ctx.session.wait)
+      yield* recordWait(ctx.session, Option.map(left, (wait) => ({ ...wait, abandoned: false })))
     }
     const access = yield* Effect.flatMap(awaitAdmission(ctx, takingOver), RuntimeAccessCache.fromAdmitted)
     // The backend handed this token out again after the runtime rejected it: its word is newer.
@@ -54,30 +53,31 @@ const lead = (ctx: CallContext, takingOver: boolean): Effect.Effect<Access, Runt
     return access
   }).pipe(Effect.onExit(() =>
     Effect.zipRight(
-      SubscriptionRef.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: true }))),
+      Ref.update(ctx.session.wait, Option.map((wait) => ({ ...wait, abandoned: true }))),
       Ref.update(ctx.session.leadsEnded, (n) => n + 1)
     )
   ))
 
 /**
- * For a call in another call's resolution: fails with this call's `AgentRuntimeNotReadyError` as soon as the
- * wait's next resolve no longer fits in its budget (as it would have, leading the wait itself). Not while
- * `leading`: a leader's own wait ends it inside `awaitAdmission`, never from the side. Not by an abandoned
- * wait: it is no one's until a call takes it over, and a call still about to lead must not leave by it.
+ * For a call in another call's resolution: registered with the session, it fails with this call's
+ * `AgentRuntimeNotReadyError` when the leader records a wait whose next resolve no longer fits in its budget
+ * (`recordWait`), or at once if the wait under way already does not. Not once `leading`: a leader's own wait
+ * ends it inside `awaitAdmission`, never from the side. Runs after the flight's side first suspended, so a
+ * call the cache made the leader is known as one by then.
  */
-const outlivedByWait = (ctx: CallContext, leading: Ref.Ref<boolean>): Effect.Effect<never, AgentRuntimeNotReadyError> =>
-  ctx.session.wait.changes.pipe(
-    Stream.filterMap((wait) =>
-      Option.filter(wait, ({ abandoned, retryAtMillis }) => abandoned !== true && retryAtMillis >= ctx.deadlineMillis)
-    ),
-    Stream.filterEffect(() => Effect.negate(Ref.get(leading))),
-    Stream.runHead,
-    Effect.flatMap(Option.match({
-      onNone: () => Effect.never,
-      onSome: (wait) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => notReadyError(ctx, wait.transient, ctx.deadlineMillis - now))
-    }))
-  )
+const leftByWait = (joined: JoinedCall): Effect.Effect<never, AgentRuntimeNotReadyError> =>
+  Effect.suspend(() => {
+    if (joined.leading) return Effect.never
+    const { call } = joined
+    call.session.joined.add(joined)
+    return Effect.flatMap(
+      Ref.get(call.session.wait),
+      (wait) =>
+        Option.isSome(wait) && outlives(wait.value, call)
+          ? Effect.flatMap(leaveBy(wait.value, call), Effect.fail)
+          : Deferred.await(joined.left)
+    )
+  })
 
 /**
  * The session's one shared resolution through the cache's single flight: this call leads it (`takingOver`:
@@ -90,19 +90,25 @@ const resolveShared = (
   takingOver: boolean
 ): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
   Effect.gen(function*() {
-    const leading = yield* Ref.make(false)
+    const joined: JoinedCall = {
+      call: ctx,
+      left: yield* Deferred.make<never, AgentRuntimeNotReadyError>(),
+      leading: false
+    }
     const endedBefore = yield* Ref.get(ctx.session.leadsEnded)
     // Run only when this call leads: by the cache's choice, or as its hand-over after the leader was interrupted.
     const asLeader = Effect.zipRight(
-      Ref.set(leading, true),
+      Effect.sync(() => {
+        joined.leading = true
+        ctx.session.joined.delete(joined)
+      }),
       Effect.flatMap(Ref.get(ctx.session.leadsEnded), (ended) => lead(ctx, takingOver || ended !== endedBefore))
     )
     const exit = yield* Effect.raceFirst(
       Effect.exit(ctx.cache.getOrResolve(ctx.key, asLeader, { fresh })),
-      outlivedByWait(ctx, leading)
-    )
-    const joined = !(yield* Ref.get(leading))
-    return yield* joined && leaderOutOfBudget(exit) ? resolveShared(ctx, false, true) : exit
+      leftByWait(joined)
+    ).pipe(Effect.ensuring(Effect.sync(() => ctx.session.joined.delete(joined))))
+    return yield* !joined.leading && leaderOutOfBudget(exit) ? resolveShared(ctx, false, true) : exit
   })
 
 /**
