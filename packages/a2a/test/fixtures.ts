@@ -207,3 +207,20 @@ export const recordSpans = Effect.map(Effect.tracer, (base) => {
   })
   return { spans, tracer }
 })
+
+/**
+ * A first call (`m-a`, 2 s budget) gives up on a session still waking when the next retry no longer fits its
+ * budget, after `advance`; the runtime then comes up. Returns that first call's outcome.
+ */
+export const leaveWaitThenWake = (advance: Duration.DurationInput) =>
+  Effect.gen(function*() {
+    const a2a = yield* client
+    const first = yield* failFor(
+      a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
+      advance
+    )
+    yield* platform.pipe(
+      Effect.flatMap((p) => p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } })))
+    )
+    return first
+  })

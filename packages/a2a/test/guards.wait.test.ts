@@ -6,6 +6,7 @@ import * as TestClock from "effect/TestClock"
 import {
   client,
   failFor,
+  leaveWaitThenWake,
   platform,
   resolves,
   runFor,
@@ -22,15 +23,10 @@ describe("guards: only the wait the backend asked for, within each call's budget
   it.effect("a new call does not sit out an earlier call's leftover retry_after_ms", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const p = yield* platform
       // resolves at 0 and 1.5 s; the retry at 3 s does not fit its 2 s budget
-      const first = yield* failFor(
-        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
-        "1500 millis"
-      )
+      const first = yield* leaveWaitThenWake("1500 millis")
       expect(first.error).toMatchObject({ _tag: "AgentRuntimeNotReadyError", messageId: "m-a", remainingMs: 500 })
       expect(first.millis).toBe(1500)
-      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
       // the session asked to retry at 3 s, but the new call resolves at once and sends at once
       const second = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }), "10 seconds")
       expect(second.error).toBeUndefined()

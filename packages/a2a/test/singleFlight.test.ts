@@ -11,6 +11,7 @@ import * as Timeout from "../src/Timeout.js"
 import {
   client,
   failFor,
+  leaveWaitThenWake,
   platform,
   resolves,
   runFor,
@@ -99,14 +100,9 @@ describe("single flight: the session's one shared resolution", () => {
   it.effect("a new call whose budget ends before an abandoned wait's retry resolves at once, without that wait", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const p = yield* platform
       // resolves at 0 and 1.5 s; the retry at 3 s does not fit the 2 s budget: the wait is left there
-      const first = yield* failFor(
-        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
-        "1500 millis"
-      )
+      const first = yield* leaveWaitThenWake("1500 millis")
       expect(first.error).toMatchObject({ _tag: "AgentRuntimeNotReadyError", messageId: "m-a" })
-      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
       // a 1 s budget ends at 2.5 s, before the left wait's 3 s: the new call leads its own resolution
       const second = yield* runFor(
         a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 1 }),
@@ -123,13 +119,8 @@ describe("single flight: the session's one shared resolution", () => {
   it.effect("with a store that answers later, a new short call is not sent away by an abandoned wait", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const p = yield* platform
-      const first = yield* failFor(
-        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
-        "2 seconds"
-      )
+      const first = yield* leaveWaitThenWake("2 seconds")
       expect(first.error).toMatchObject({ _tag: "AgentRuntimeNotReadyError", messageId: "m-a" })
-      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
       // the left wait retries at about 3 s; this call's budget ends at 2.5 s, and the store takes a while
       const second = yield* runFor(
         a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 0.5 }),
