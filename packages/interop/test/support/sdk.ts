@@ -46,8 +46,9 @@ export const captureFailure = (captured: Captured, label: string, cause: Cause.C
 }
 
 /**
- * Runs `use(client)` with a fresh Node client (fresh in-memory cache) under a recording Logger and Tracer.
- * Logs, span attributes/events/exits, the success value and every rendering of a failure go to `captured`.
+ * Runs `use(client)` with a fresh Node client (fresh in-memory cache) under a recording Logger and Tracer, and
+ * logs its answer or failure as an application would. Logs, span attributes/events/exits, the success value and
+ * every rendering of a failure go to `captured`.
  */
 export const runSdk = async <A, E>(
   captured: Captured,
@@ -63,7 +64,13 @@ export const runSdk = async <A, E>(
     ...(options.username === undefined ? {} : { username: options.username }),
     ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes })
   })
-  const program = Effect.flatMap(A2AClient.A2AClient, use).pipe(Effect.provide(layer), recorder.provide)
+  const program = Effect.flatMap(A2AClient.A2AClient, use).pipe(
+    // What an application logs of a call: its answer, or its failure with the whole cause.
+    Effect.tapErrorCause((cause) => Effect.logError("the call failed", cause)),
+    Effect.tap((value) => Effect.logDebug("the call's answer", value)),
+    Effect.provide(layer),
+    recorder.provide
+  )
   const started = performance.now()
   const exit = await Effect.runPromiseExit(program)
   const ms = performance.now() - started
