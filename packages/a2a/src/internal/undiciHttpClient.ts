@@ -183,15 +183,30 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     ).pipe(Stream.ensuring(Effect.sync(() => this.exchange.finished || this.exchange.abort())))
   }
 
-  private cachedBytes: Effect.Effect<Uint8Array, HttpClientError.ResponseError> | undefined = undefined
-  private get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
+  private cachedBytes: Effect.Effect<Uint8Array<ArrayBuffer>, HttpClientError.ResponseError> | undefined = undefined
+  /** The whole body, read once (cached for `text`, `json`, `arrayBuffer`, `formData`). */
+  private get bytes(): Effect.Effect<Uint8Array<ArrayBuffer>, HttpClientError.ResponseError> {
     if (this.cachedBytes !== undefined) return this.cachedBytes
     const chunks: Array<Uint8Array> = []
-    const collect: Effect.Effect<Uint8Array, HttpClientError.ResponseError> = Effect.flatMap(
+    let size = 0
+    const joined = () => {
+      const bytes = new Uint8Array(size)
+      let offset = 0
+      for (const chunk of chunks) {
+        bytes.set(chunk, offset)
+        offset += chunk.byteLength
+      }
+      return bytes
+    }
+    const collect: Effect.Effect<Uint8Array<ArrayBuffer>, HttpClientError.ResponseError> = Effect.flatMap(
       this[ChunkSourceTypeId],
       Option.match({
-        onNone: () => Effect.sync(() => Buffer.concat(chunks)),
-        onSome: (chunk) => (chunks.push(chunk), collect)
+        onNone: () => Effect.sync(joined),
+        onSome: (chunk) => {
+          chunks.push(chunk)
+          size += chunk.byteLength
+          return collect
+        }
       })
     )
     return this.cachedBytes = Effect.runSync(Effect.cached(collect))
@@ -210,7 +225,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
-    return Effect.map(this.bytes, (bytes) => bytes.slice().buffer)
+    return Effect.map(this.bytes, (bytes) => bytes.buffer.slice(0))
   }
 
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
@@ -224,7 +239,8 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
     return Effect.flatMap(this.bytes, (bytes) =>
       Effect.tryPromise({
-        try: () => new Response(bytes, { headers: { "content-type": this.headers["content-type"] ?? "" } }).formData(),
+        try: () =>
+          new Response(bytes.buffer, { headers: { "content-type": this.headers["content-type"] ?? "" } }).formData(),
         catch: (cause) => this.decodeError(cause)
       }))
   }
