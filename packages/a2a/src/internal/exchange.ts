@@ -21,7 +21,7 @@ import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntim
 import { timeoutError, withinPhaseLimits } from "./budget.js"
 import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
-import { forEachChunk } from "./responseChunks.js"
+import { concat, forEachChunk } from "./responseChunks.js"
 
 /** @internal */
 export interface HttpAnswer {
@@ -108,16 +108,6 @@ const transportError = (
       cause: code === undefined ? error.reason : `${error.reason} ${code}`
     })
   })
-
-const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array => {
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
-}
 
 /**
  * Executes `request` and reads the whole body. With `carriesMessage` (the `message:send` exchange) the

@@ -25,7 +25,7 @@ import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { currentConnectPhase } from "./connectTimeout.js"
-import { ChunkSourceTypeId } from "./responseChunks.js"
+import { ChunkSourceTypeId, concat } from "./responseChunks.js"
 
 /** Buffered body bytes above which undici is paused until the reader catches up. */
 const highWaterMark = 64 * 1024
@@ -189,19 +189,10 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     if (this.cachedBytes !== undefined) return this.cachedBytes
     const chunks: Array<Uint8Array> = []
     let size = 0
-    const joined = () => {
-      const bytes = new Uint8Array(size)
-      let offset = 0
-      for (const chunk of chunks) {
-        bytes.set(chunk, offset)
-        offset += chunk.byteLength
-      }
-      return bytes
-    }
     const collect: Effect.Effect<Uint8Array<ArrayBuffer>, HttpClientError.ResponseError> = Effect.flatMap(
       this[ChunkSourceTypeId],
       Option.match({
-        onNone: () => Effect.sync(joined),
+        onNone: () => Effect.sync(() => concat(chunks, size)),
         onSome: (chunk) => {
           chunks.push(chunk)
           size += chunk.byteLength
