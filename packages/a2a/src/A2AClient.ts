@@ -9,14 +9,16 @@ import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
 import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as Attachment from "./Attachment.js"
 import * as backendClient from "./internal/backendClient.js"
-import { type ClientEnv, makeSharedSession, type SharedSession } from "./internal/callContext.js"
+import { type ClientEnv, makeSessionRegistry } from "./internal/callContext.js"
 import * as pipeline from "./internal/pipeline.js"
 import { sha256Hex } from "./internal/sha256.js"
 import * as tasks from "./internal/tasks.js"
@@ -201,15 +203,17 @@ const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2
 }
 
 /**
- * Builds the client on the `HttpClient` and `RuntimeAccessCache` in context. Unusable options (a blank
- * backend URL or access token) make every call fail with `A2AInputError` before any request.
+ * Builds the client on the `HttpClient` and `RuntimeAccessCache` in context. The scope is the client's own:
+ * a session's resolution (and transient wait) runs in it, for the calls that wait for it, and ends with it.
+ * Unusable options (a blank backend URL or access token) make every call fail with `A2AInputError` before
+ * any request.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (
   clientOptions: A2AClientOptions
-): Effect.Effect<Service, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
+): Effect.Effect<Service, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache | Scope.Scope> =>
   Effect.gen(function*() {
     const options = redactOptions(clientOptions)
     const client = yield* HttpClient.HttpClient
@@ -225,28 +229,20 @@ export const make = (
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
       : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
-    // The one per-session registry of what the calls to a session share (see `obtainAccess`); the resolution
-    // itself runs once per session through the cache's single flight.
-    const sessions = new Map<string, SharedSession>()
     const cacheKeys = new Map<string, string>()
+    // The sessions' resolutions run as the client's own fibers: each only while a call waits for it, and
+    // none past the client's scope.
+    const resolutions = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
+    yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(resolutions)))
     const env: ClientEnv = {
       client,
       backend,
       cache,
       ready: checkOptions(options),
       maxResponseBytes,
-      // Looked up and registered synchronously (no other fiber runs in between), so every call to a session
-      // gets the same shared state.
-      sharedSession: (agentSessionUid) => {
-        const existing = sessions.get(agentSessionUid)
-        if (existing !== undefined) return Effect.succeed(existing)
-        return Effect.map(makeSharedSession, (made) => {
-          const registered = sessions.get(agentSessionUid)
-          if (registered !== undefined) return registered
-          sessions.set(agentSessionUid, made)
-          return made
-        })
-      },
+      // What the calls to a session in flight share; a session's resolution belongs to the client.
+      sessions: makeSessionRegistry(),
+      resolutions,
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
         const known = cacheKeys.get(agentSessionUid)
@@ -279,7 +275,7 @@ export const make = (
 export const layer = (
   options: A2AClientOptions
 ): Layer.Layer<A2AClient, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
-  Layer.effect(A2AClient, make(options))
+  Layer.scoped(A2AClient, make(options))
 
 /**
  * The options from the environment: `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN`, and the optional
@@ -322,4 +318,4 @@ export const config: Config.Config<A2AClientOptions> = Config.all({
 export const layerConfig = (
   options: Config.Config<A2AClientOptions> = config
 ): Layer.Layer<A2AClient, ConfigError.ConfigError, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache> =>
-  Layer.effect(A2AClient, Effect.flatMap(options, make))
+  Layer.scoped(A2AClient, Effect.flatMap(options, make))

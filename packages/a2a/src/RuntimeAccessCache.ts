@@ -1,23 +1,23 @@
 /**
  * The runtime-access cache (SPEC §6): admitted access only, expiring at the backend's `expires_at` minus a
- * 30 s skew (60 s without it), dropped on a runtime 401/403, one resolution in flight per key.
+ * 30 s skew (60 s without it), dropped on a runtime 401/403.
  *
- * The cache is a service so a persistent store can sit under it: the CLI keeps entries in a 0600 file
- * through {@link layerStore}.
+ * The cache is storage, not concurrency: the client runs one resolution per session itself, so a store
+ * needs no single flight of its own. It is a service so another store can sit under it: the memory store
+ * ({@link layerMemory}, bounded, least recently used out first), a `KeyValueStore` ({@link layerKeyValueStore},
+ * shared between processes), or the CLI's 0600 file through {@link layerStore}.
  *
  * @since 0.1.0
  */
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
-import * as SynchronizedRef from "effect/SynchronizedRef"
+import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
@@ -65,7 +65,7 @@ export const expirySkewMillis = 30_000
 export const fallbackTtlMillis = 60_000
 
 /**
- * The failures of a resolution (and transient wait) shared through the cache.
+ * The failures of a session's resolution (and transient wait).
  *
  * @since 0.1.0
  * @category models
@@ -83,25 +83,6 @@ export interface Service {
   readonly set: (key: string, access: CachedRuntimeAccess) => Effect.Effect<void>
   /** Drops the entry (after a runtime 401/403). */
   readonly invalidate: (key: string) => Effect.Effect<void>
-  /**
-   * A valid entry, else runs `resolve` and keeps its admitted access. Concurrent callers for the same key
-   * share one run of `resolve` (single flight); when the caller running it is interrupted, one of the others
-   * runs its own `resolve`. `fresh` skips the lookup. The client resolves every session through it: a
-   * custom service's `getOrResolve` is the client's single flight.
-   */
-  readonly getOrResolve: <R>(
-    key: string,
-    resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-    options?: GetOrResolveOptions
-  ) => Effect.Effect<CachedRuntimeAccess, ResolveError, R>
-}
-
-/**
- * @since 0.1.0
- * @category models
- */
-export interface GetOrResolveOptions {
-  readonly fresh?: boolean | undefined
 }
 
 /**
@@ -133,122 +114,192 @@ export const fromAdmitted = (admitted: RuntimeAccess.Admitted): Effect.Effect<Ca
     }
   })
 
-type Flight = Deferred.Deferred<CachedRuntimeAccess, ResolveError>
-
 /**
- * A cache over a store.
+ * A cache over a store: expiry is checked on every read (per `Clock`), and an entry read after it expired is
+ * removed from the store.
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
-  Effect.gen(function*() {
-    const flights = yield* SynchronizedRef.make(new Map<string, Flight>())
-
-    const get = (key: string) =>
+  Effect.succeed(RuntimeAccessCache.of({
+    get: (key) =>
       Effect.flatMap(
         store.get(key),
         Option.match({
           onNone: () => Effect.succeedNone,
           onSome: (access) =>
-            Effect.map(
+            Effect.flatMap(
               Clock.currentTimeMillis,
-              (now): Option.Option<CachedRuntimeAccess> =>
-                now < access.validUntilMillis ? Option.some(access) : Option.none()
+              (now): Effect.Effect<Option.Option<CachedRuntimeAccess>> =>
+                now < access.validUntilMillis ? Effect.succeedSome(access) : Effect.as(store.remove(key), Option.none())
             )
         })
-      )
-
-    const set = (key: string, access: CachedRuntimeAccess) =>
+      ),
+    set: (key, access) =>
       Effect.flatMap(
         Clock.currentTimeMillis,
         (now) => now < access.validUntilMillis ? store.set(key, access) : Effect.void
-      )
+      ),
+    invalidate: (key) => store.remove(key)
+  }))
 
-    const endFlight = (key: string, flight: Flight, exit: Exit.Exit<CachedRuntimeAccess, ResolveError>) =>
-      SynchronizedRef.update(flights, (map) => {
-        const next = new Map(map)
-        if (next.get(key) === flight) next.delete(key)
-        return next
-      }).pipe(Effect.zipRight(Deferred.done(flight, exit)))
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface MemoryStoreOptions {
+  /**
+   * The most entries kept; past it the least recently used goes first. Default {@link defaultMaxEntries}.
+   */
+  readonly maxEntries?: number | undefined
+}
 
-    const resolveShared = <R>(
-      key: string,
-      resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-      fresh: boolean
-    ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
-      Effect.uninterruptibleMask((restore) =>
-        SynchronizedRef.modifyEffect(
-          flights,
-          (map): Effect.Effect<readonly [Effect.Effect<CachedRuntimeAccess, ResolveError, R>, Map<string, Flight>]> => {
-            const running = map.get(key)
-            if (running !== undefined) {
-              // The run's leader was interrupted, not the resolution: a joined caller takes over.
-              const join = restore(Effect.flatMap(
-                Effect.exit(Deferred.await(running)),
-                (exit) => Exit.isInterrupted(exit) ? resolveShared(key, resolve, false) : exit
-              ))
-              return Effect.succeed([join, map] as const)
-            }
-            return (fresh ? Effect.succeedNone : get(key)).pipe(
-              Effect.flatMap(Option.match({
-                onSome: (access) => Effect.succeed([Effect.succeed(access), map] as const),
-                onNone: () =>
-                  Effect.map(Deferred.make<CachedRuntimeAccess, ResolveError>(), (flight) => {
-                    const lead = restore(Effect.tap(resolve, (access) => set(key, access))).pipe(
-                      Effect.onExit((exit) => endFlight(key, flight, exit))
-                    )
-                    return [lead, new Map(map).set(key, flight)] as const
-                  })
-              }))
-            )
-          }
-        ).pipe(Effect.flatten)
-      )
+/**
+ * The default `maxEntries` of the memory store: 10,000 entries (about 4 MiB of heap).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const defaultMaxEntries = 10_000
 
-    // A hit needs no lock: only a miss looks again under it and starts (or joins) the one resolution.
-    const getOrResolve = <R>(
-      key: string,
-      resolve: Effect.Effect<CachedRuntimeAccess, ResolveError, R>,
-      options?: GetOrResolveOptions
-    ): Effect.Effect<CachedRuntimeAccess, ResolveError, R> =>
-      options?.fresh === true
-        ? resolveShared(key, resolve, true)
-        : Effect.flatMap(
-          get(key),
-          Option.match({
-            onSome: Effect.succeed,
-            onNone: () => resolveShared(key, resolve, false)
+/**
+ * The in-memory store, with how many entries it holds.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface MemoryStore extends RuntimeAccessStore {
+  /** The entries held now (expired ones not yet swept included). */
+  readonly size: Effect.Effect<number>
+}
+
+/** How many of the least recently used entries each write looks at, dropping those that expired. */
+const sweepPerWrite = 2
+
+/**
+ * An in-memory store: constant time per operation, at most `maxEntries` entries (least recently used out
+ * first); an expired entry is dropped when read, and each write sweeps the least recently used entries that
+ * expired, so it holds little more than its live entries. A `maxEntries` that is not a positive integer is
+ * taken as the default.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect<MemoryStore> =>
+  Effect.sync(() => {
+    const max = options?.maxEntries
+    const maxEntries = max !== undefined && Number.isSafeInteger(max) && max > 0 ? max : defaultMaxEntries
+    // A Map iterates in insertion order: re-inserting on each use keeps the least recently used first.
+    const entries = new Map<string, CachedRuntimeAccess>()
+    const sweep = (now: number) => {
+      let looked = 0
+      for (const [key, access] of entries) {
+        if (looked++ === sweepPerWrite) break
+        if (now >= access.validUntilMillis) entries.delete(key)
+      }
+    }
+    return {
+      get: (key) =>
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            const access = entries.get(key)
+            if (access === undefined) return Option.none()
+            entries.delete(key)
+            if (clock.unsafeCurrentTimeMillis() >= access.validUntilMillis) return Option.none()
+            entries.set(key, access)
+            return Option.some(access)
           })
-        )
-
-    return RuntimeAccessCache.of({
-      get,
-      set,
-      invalidate: (key) => store.remove(key),
-      getOrResolve
-    })
+        ),
+      set: (key, access) =>
+        Effect.clockWith((clock) =>
+          Effect.sync(() => {
+            entries.delete(key)
+            entries.set(key, access)
+            sweep(clock.unsafeCurrentTimeMillis())
+            while (entries.size > maxEntries) {
+              const oldest = entries.keys().next()
+              if (oldest.done === true) break
+              entries.delete(oldest.value)
+            }
+          })
+        ),
+      remove: (key) => Effect.sync(() => void entries.delete(key)),
+      size: Effect.sync(() => entries.size)
+    }
   })
 
 /**
- * An in-memory store.
+ * An in-memory store with the default maximum ({@link makeMemoryStoreWith}).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const makeMemoryStore: Effect.Effect<RuntimeAccessStore> = Effect.map(
-  Ref.make(new Map<string, CachedRuntimeAccess>()),
-  (ref) => ({
-    get: (key) => Effect.map(Ref.get(ref), (map) => Option.fromNullable(map.get(key))),
-    set: (key, access) => Ref.update(ref, (map) => new Map(map).set(key, access)),
-    remove: (key) =>
-      Ref.update(ref, (map) => {
-        const next = new Map(map)
-        next.delete(key)
-        return next
-      })
-  })
-)
+export const makeMemoryStore: Effect.Effect<RuntimeAccessStore> = makeMemoryStoreWith()
+
+/**
+ * The layout of an entry in a `KeyValueStore`: a versioned JSON object, the token in clear (the store is
+ * where the token lives, as the CLI's 0600 file is).
+ */
+const StoredAccess = Schema.parseJson(Schema.Struct({
+  version: Schema.Literal(1),
+  rpcUrl: Schema.String,
+  token: Schema.Redacted(Schema.String),
+  validUntilMillis: Schema.Number,
+  serviceUid: Schema.optional(Schema.String)
+}))
+const decodeStored = Schema.decodeUnknownOption(StoredAccess)
+const encodeStored = Schema.encodeSync(StoredAccess)
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface KeyValueStoreOptions {
+  /** Prepended to every key; default `"mainsequence-a2a/runtime-access/"`. */
+  readonly prefix?: string | undefined
+}
+
+/**
+ * A store over `@effect/platform`'s `KeyValueStore`, so processes can share access through any key-value
+ * backend (in memory, the file system, Redis, …). Each entry is one versioned JSON value whose token is
+ * in clear: whoever can read the backend can use the tokens until they expire. An entry that cannot be read
+ * (another layout, a failing backend) is a miss; a failing write is ignored (the next call resolves again).
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const makeKeyValueStore = (
+  store: KeyValueStore.KeyValueStore,
+  options?: KeyValueStoreOptions
+): RuntimeAccessStore => {
+  const prefix = options?.prefix ?? "mainsequence-a2a/runtime-access/"
+  return {
+    get: (key) =>
+      store.get(prefix + key).pipe(
+        Effect.map(Option.flatMap(decodeStored)),
+        Effect.map(Option.map(({ rpcUrl, serviceUid, token, validUntilMillis }): CachedRuntimeAccess => ({
+          rpcUrl,
+          token,
+          validUntilMillis,
+          serviceUid
+        }))),
+        Effect.orElseSucceed(() => Option.none())
+      ),
+    set: (key, access) =>
+      store.set(
+        prefix + key,
+        encodeStored({
+          version: 1,
+          rpcUrl: access.rpcUrl,
+          token: access.token,
+          validUntilMillis: access.validUntilMillis,
+          ...(access.serviceUid === undefined ? {} : { serviceUid: access.serviceUid })
+        })
+      ).pipe(Effect.ignore),
+    remove: (key) => Effect.ignore(store.remove(prefix + key))
+  }
+}
 
 /**
  * The cache in memory, for one process.
@@ -260,6 +311,43 @@ export const layerMemory: Layer.Layer<RuntimeAccessCache> = Layer.effect(
   RuntimeAccessCache,
   Effect.flatMap(makeMemoryStore, make)
 )
+
+/**
+ * The cache in memory with options (e.g. a `maxEntries` other than the default).
+ *
+ * @example
+ * import { RuntimeAccessCache } from "@mainsequence/a2a"
+ *
+ * // a service that talks to at most a few hundred sessions at a time
+ * export const CacheLive = RuntimeAccessCache.layerMemoryWith({ maxEntries: 1_000 })
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerMemoryWith = (options: MemoryStoreOptions): Layer.Layer<RuntimeAccessCache> =>
+  Layer.effect(RuntimeAccessCache, Effect.flatMap(makeMemoryStoreWith(options), make))
+
+/**
+ * The cache over the `KeyValueStore` in context ({@link makeKeyValueStore}).
+ *
+ * @example
+ * import * as KeyValueStore from "@effect/platform/KeyValueStore"
+ * import { RuntimeAccessCache } from "@mainsequence/a2a"
+ * import * as Layer from "effect/Layer"
+ *
+ * // any KeyValueStore: here in memory; a Redis-backed one shares access between processes
+ * export const CacheLive = RuntimeAccessCache.layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory))
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const layerKeyValueStore = (
+  options?: KeyValueStoreOptions
+): Layer.Layer<RuntimeAccessCache, never, KeyValueStore.KeyValueStore> =>
+  Layer.effect(
+    RuntimeAccessCache,
+    Effect.flatMap(KeyValueStore.KeyValueStore, (store) => make(makeKeyValueStore(store, options)))
+  )
 
 /**
  * The cache over a persistent store (the CLI's file).

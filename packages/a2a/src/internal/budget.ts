@@ -28,7 +28,7 @@ export const notReadyError = (call: Call, transient: RuntimeAccess.Transient, re
 
 /**
  * The timeout error for the current state of the call: still waiting for a transient runtime (nothing
- * sent), its own wait or the one it joined → `AgentRuntimeNotReadyError`, otherwise `A2ATimeoutError`
+ * sent), in its session's resolution → `AgentRuntimeNotReadyError`, otherwise `A2ATimeoutError`
  * naming the step.
  *
  * @internal
@@ -39,10 +39,9 @@ export const timeoutError = (
   seconds: number
 ): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
   Effect.gen(function*() {
-    const joined = Option.map(yield* Ref.get(call.session.wait), (wait) => wait.transient)
     const step = yield* Ref.get(call.step)
     const sent = yield* Ref.get(call.sent)
-    const waitingFor = Option.orElse(yield* Ref.get(call.waitingFor), () => joined)
+    const waitingFor = yield* Ref.get(call.waitingFor)
     const lastTask = yield* Ref.get(call.lastTask)
     if (!sent && Option.isSome(waitingFor) && (step === "await-runtime" || step === "resolve-runtime-access")) {
       return yield* notReadyError(call, waitingFor.value, yield* remainingMillis(call))

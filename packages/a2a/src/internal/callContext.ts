@@ -8,10 +8,12 @@ import * as Clock from "effect/Clock"
 import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
-import type { A2AInputError, A2AStep, AgentRuntimeNotReadyError } from "../A2AError.js"
+import type { A2AInputError, A2AStep } from "../A2AError.js"
+import type * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
@@ -28,48 +30,85 @@ export interface SessionWait {
   /** Clock millis of the next resolve: the resolve time plus `retry_after_ms`. */
   readonly retryAtMillis: number
   readonly attempt: number
-  /** The call that led the wait ended without access: a call that takes over resumes it, none leaves by it. */
-  readonly abandoned?: boolean | undefined
 }
 
 /**
- * A call in the session's resolution that another call leads: `left` fails with its own
- * `AgentRuntimeNotReadyError` when a wait recorded for the session retries at or after its deadline.
+ * A call waiting for its session's resolution: `done` gets the resolution's outcome, or this call's own
+ * `AgentRuntimeNotReadyError` when a recorded wait's next resolve is at or after its deadline.
  *
  * @internal
  */
-export interface JoinedCall {
+export interface Waiter {
   readonly call: Call
-  readonly left: Deferred.Deferred<never, AgentRuntimeNotReadyError>
-  /** Set when the cache's single flight made this call the leader after all: no wait sends it away then. */
-  leading: boolean
+  readonly done: Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>
+  /** The call's own progress service (read from its context when it joined). */
+  readonly progress: Option.Option<A2AProgress.Service>
 }
 
 /**
- * What the calls to one session share (the client's one per-session registry holds it): the last transient
- * answer of the session's resolution whichever call leads it, the calls in that resolution that do not lead
- * it, how many leads of that resolution ended, and the tokens the runtime rejected. The resolution itself
- * runs once at a time per session through the cache's single flight (`RuntimeAccessCache.getOrResolve`).
+ * The session's one resolution under way, owned by the client (it runs in the client's scope): the calls
+ * waiting for it and the last transient answer. It lives while at least one call waits for it.
  *
  * @internal
  */
-export interface SharedSession {
-  /** Set through `recordWait` (`sessionWait.ts`), which sends away the joined calls the wait outlives. */
-  readonly wait: Ref.Ref<Option.Option<SessionWait>>
-  /** Mutated only in `Effect.sync` blocks: a registry, not state any step reads for a decision. */
-  readonly joined: Set<JoinedCall>
-  /** Counts the ends of leads: a call whose lead starts after one it was in ended takes that one over. */
-  readonly leadsEnded: Ref.Ref<number>
-  readonly rejectedTokens: Ref.Ref<ReadonlyArray<Redacted.Redacted<string>>>
+export interface Resolution {
+  readonly waiters: Set<Waiter>
+  /** Set when the resolution records a transient answer (`sessionResolution.ts`). */
+  wait: SessionWait | undefined
+  /** The resolution's fiber, set as soon as it is forked. */
+  fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+}
+
+/**
+ * What the calls to one session share while at least one of them is in flight: the resolution under way
+ * and the tokens the runtime rejected. The client's registry drops it when its last call ends.
+ * Mutated only in synchronous blocks.
+ *
+ * @internal
+ */
+export interface SessionState {
+  /** How many calls to the session are in flight. */
+  refs: number
+  resolution: Resolution | undefined
+  /** Newest first, at most a few: tokens the runtime answered 401/403 for. */
+  rejectedTokens: ReadonlyArray<Redacted.Redacted<string>>
 }
 
 /** @internal */
-export const makeSharedSession: Effect.Effect<SharedSession> = Effect.all({
-  wait: Ref.make(Option.none<SessionWait>()),
-  joined: Effect.sync(() => new Set<JoinedCall>()),
-  leadsEnded: Ref.make(0),
-  rejectedTokens: Ref.make<ReadonlyArray<Redacted.Redacted<string>>>([])
-})
+export const makeSessionState = (): SessionState => ({ refs: 0, resolution: undefined, rejectedTokens: [] })
+
+/**
+ * The client's per-session registry: an entry from the first call in flight to a session to the last.
+ *
+ * @internal
+ */
+export interface SessionRegistry {
+  readonly acquire: (agentSessionUid: string) => SessionState
+  readonly release: (agentSessionUid: string, state: SessionState) => void
+  /** How many sessions have a call in flight. */
+  readonly size: () => number
+}
+
+/** @internal */
+export const makeSessionRegistry = (): SessionRegistry => {
+  const sessions = new Map<string, SessionState>()
+  return {
+    acquire: (agentSessionUid) => {
+      let state = sessions.get(agentSessionUid)
+      if (state === undefined) {
+        state = makeSessionState()
+        sessions.set(agentSessionUid, state)
+      }
+      state.refs++
+      return state
+    },
+    release: (agentSessionUid, state) => {
+      state.refs--
+      if (state.refs <= 0 && sessions.get(agentSessionUid) === state) sessions.delete(agentSessionUid)
+    },
+    size: () => sessions.size
+  }
+}
 
 /**
  * The client's environment, the same for all its calls.
@@ -86,8 +125,10 @@ export interface ClientEnv {
   readonly cacheKey: (agentSessionUid: string) => string
   /** The largest answer read, in bytes. */
   readonly maxResponseBytes: number
-  /** The client's one per-session registry. */
-  readonly sharedSession: (agentSessionUid: string) => Effect.Effect<SharedSession>
+  /** The client's per-session registry. */
+  readonly sessions: SessionRegistry
+  /** The sessions' resolutions running: the client's scope interrupts them when it closes. */
+  readonly resolutions: Set<Fiber.RuntimeFiber<unknown, unknown>>
 }
 
 /**
@@ -126,8 +167,8 @@ export interface Call {
   readonly sent: Ref.Ref<boolean>
   /** The last transient answer while waiting for the runtime, cleared once admitted. */
   readonly waitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
-  /** What the calls to this session share; a call that joined another call's wait sees the wait it is in. */
-  readonly session: SharedSession
+  /** What the calls to this session in flight share. */
+  readonly session: SessionState
   readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
   readonly phase: PhaseDeadline
 }
@@ -152,43 +193,49 @@ interface CallOptions {
 
 /** @internal */
 export const makeCall = (
-  options: CallOptions & { readonly session?: SharedSession | undefined }
+  options: CallOptions & { readonly session?: SessionState | undefined }
 ): Effect.Effect<Call> =>
-  Effect.flatMap(
-    options.session === undefined ? makeSharedSession : Effect.succeed(options.session),
-    (session) =>
-      Effect.clockWith((clock) =>
-        Effect.sync((): Call => ({
-          agentSessionUid: options.agentSessionUid,
-          messageId: options.messageId,
-          taskId: options.taskId,
-          budget: options.budget,
-          deadlineMillis: clock.unsafeCurrentTimeMillis() + Duration.toMillis(options.budget.total),
-          step: Ref.unsafeMake(options.step),
-          sent: Ref.unsafeMake(false),
-          waitingFor: Ref.unsafeMake(Option.none<RuntimeAccess.Transient>()),
-          session,
-          lastTask: Ref.unsafeMake(Option.none<A2AProtocol.Task>()),
-          phase: new PhaseDeadline()
-        }))
-      )
-  )
+  Effect.clockWith((clock) => Effect.sync(() => callAt(clock.unsafeCurrentTimeMillis(), options)))
 
-/** @internal */
-export const makeCallContext = (env: ClientEnv, options: CallOptions): Effect.Effect<CallContext> =>
-  Effect.flatMap(
-    env.sharedSession(options.agentSessionUid),
-    (session) =>
+const callAt = (now: number, options: CallOptions & { readonly session?: SessionState | undefined }): Call => ({
+  agentSessionUid: options.agentSessionUid,
+  messageId: options.messageId,
+  taskId: options.taskId,
+  budget: options.budget,
+  deadlineMillis: now + Duration.toMillis(options.budget.total),
+  step: Ref.unsafeMake(options.step),
+  sent: Ref.unsafeMake(false),
+  waitingFor: Ref.unsafeMake(Option.none<RuntimeAccess.Transient>()),
+  session: options.session ?? makeSessionState(),
+  lastTask: Ref.unsafeMake(Option.none<A2AProtocol.Task>()),
+  phase: new PhaseDeadline()
+})
+
+/**
+ * Runs `use` with a new call's context; the call holds its session's shared state from here to its end.
+ *
+ * @internal
+ */
+export const withCallContext = <A, E, R>(
+  env: ClientEnv,
+  options: CallOptions,
+  use: (ctx: CallContext) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E, R> =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) => {
+      const session = env.sessions.acquire(options.agentSessionUid)
+      const call = callAt(clock.unsafeCurrentTimeMillis(), { ...options, session })
       // Field by field rather than by spreading: one object shape for every call, built without a spread's
       // property-by-property copy (measured on the per-send path).
-      Effect.map(makeCall({ ...options, session }), (call): CallContext => ({
+      const ctx: CallContext = {
         client: env.client,
         backend: env.backend,
         cache: env.cache,
         ready: env.ready,
         cacheKey: env.cacheKey,
         maxResponseBytes: env.maxResponseBytes,
-        sharedSession: env.sharedSession,
+        sessions: env.sessions,
+        resolutions: env.resolutions,
         agentSessionUid: call.agentSessionUid,
         messageId: call.messageId,
         taskId: call.taskId,
@@ -197,11 +244,16 @@ export const makeCallContext = (env: ClientEnv, options: CallOptions): Effect.Ef
         step: call.step,
         sent: call.sent,
         waitingFor: call.waitingFor,
-        session: call.session,
+        session,
         lastTask: call.lastTask,
         phase: call.phase,
         key: env.cacheKey(options.agentSessionUid)
-      }))
+      }
+      return Effect.ensuring(
+        restore(use(ctx)),
+        Effect.sync(() => env.sessions.release(options.agentSessionUid, session))
+      )
+    })
   )
 
 /** @internal */

@@ -9,7 +9,7 @@ import type * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { withinBudget } from "./budget.js"
 import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
-import { type ClientEnv, makeCallContext } from "./callContext.js"
+import { type ClientEnv, withCallContext } from "./callContext.js"
 import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
@@ -30,24 +30,24 @@ export const sendMessage = (
     yield* Effect.annotateCurrentSpan({ "a2a.session_uid": uid, "a2a.message_id": body.messageId })
     yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
     const isTask = body.responseKind === "task"
-    const ctx = yield* makeCallContext(env, {
+    return yield* withCallContext(env, {
       agentSessionUid: uid,
       messageId: body.messageId,
       taskId: body.taskId,
       budget,
       step: isTask ? "discover-agent" : "resolve-runtime-access"
-    })
-    return yield* withinBudget(
-      ctx,
-      Effect.gen(function*() {
-        if (isTask) yield* ensureTaskSupport(ctx, input.agentProfile)
-        // 5. one refresh on a runtime 401/403, around:
-        return yield* refreshOnce(ctx, {
-          // 2–3. a cached access, else the session's one shared resolution (and wait while transient)
-          obtainAccess: (fresh) => obtainAccess(ctx, fresh),
-          // 4. the bytes to the runtime
-          send: (access, attempt) => sendToRuntime(ctx, access, body, attempt)
+    }, (ctx) =>
+      withinBudget(
+        ctx,
+        Effect.gen(function*() {
+          if (isTask) yield* ensureTaskSupport(ctx, input.agentProfile)
+          // 5. one refresh on a runtime 401/403, around:
+          return yield* refreshOnce(ctx, {
+            // 2–3. a cached access, else the session's one resolution (and wait while transient)
+            obtainAccess: (fresh) => obtainAccess(ctx, fresh),
+            // 4. the bytes to the runtime
+            send: (access, attempt) => sendToRuntime(ctx, access, body, attempt)
+          })
         })
-      })
-    )
+      ))
   }).pipe(Effect.withSpan("a2a.sendA2AMessage", { captureStackTrace: false }))

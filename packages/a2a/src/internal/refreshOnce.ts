@@ -8,12 +8,11 @@ import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import type { CallContext } from "./callContext.js"
 import { RuntimeCredentialsRejected } from "./httpErrors.js"
-import { wasRejected } from "./obtainAccess.js"
+import { wasRejected } from "./sessionResolution.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 
@@ -39,10 +38,7 @@ export interface Attempts<A, E> {
 /** Remembers the rejected token and drops the cached access if it still holds it. */
 const drop = (ctx: CallContext, rejected: Access) =>
   Effect.gen(function*() {
-    yield* Ref.update(
-      ctx.session.rejectedTokens,
-      (tokens) => [rejected.token, ...tokens].slice(0, rememberedRejections)
-    )
+    ctx.session.rejectedTokens = [rejected.token, ...ctx.session.rejectedTokens].slice(0, rememberedRejections)
     const current = yield* ctx.cache.get(ctx.key)
     if (Option.isNone(current) || sameToken(current.value.token, rejected.token)) yield* ctx.cache.invalidate(ctx.key)
   })
@@ -57,7 +53,7 @@ const replace = (
     yield* drop(ctx, rejected)
     const current = yield* ctx.cache.get(ctx.key)
     // Another call already replaced the rejected access: use its fresh one instead of resolving again.
-    if (Option.isSome(current) && !(yield* wasRejected(ctx, current.value))) return current.value
+    if (Option.isSome(current) && !wasRejected(ctx.session, current.value)) return current.value
     return yield* obtainAccess(true)
   })
 
@@ -69,7 +65,7 @@ export const refreshOnce = <A, E>(
   Effect.gen(function*() {
     const cached = yield* obtainAccess(false)
     // A token another call saw rejected since this call obtained it is not sent again.
-    const first = (yield* wasRejected(ctx, cached)) ? yield* replace(ctx, obtainAccess, cached) : cached
+    const first = wasRejected(ctx.session, cached) ? yield* replace(ctx, obtainAccess, cached) : cached
     return yield* send(first, 1).pipe(
       Effect.catchIf(isRejected, () =>
         Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>

@@ -17,9 +17,9 @@ import {
   type CallContext,
   type ClientEnv,
   enterStep,
-  makeCallContext,
   remainingMillis,
-  spanAttributes
+  spanAttributes,
+  withCallContext
 } from "./callContext.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { obtainAccess } from "./obtainAccess.js"
@@ -43,13 +43,11 @@ const taskCall = <A, E extends TaskError>(
     const uid = yield* validateSessionUid(agentSessionUid)
     const id = yield* validateTaskId(taskId)
     const budget = yield* Timeout.toBudget(options?.timeout)
-    const call = yield* makeCallContext(env, {
-      agentSessionUid: uid,
-      taskId: id,
-      budget,
-      step: "resolve-runtime-access"
-    })
-    return yield* withinBudget(call, run(call, id))
+    return yield* withCallContext(
+      env,
+      { agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" },
+      (call) => withinBudget(call, run(call, id))
+    )
   })
 
 const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: boolean) =>

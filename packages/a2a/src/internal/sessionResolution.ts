@@ -1,0 +1,200 @@
+/**
+ * The session's one resolution (SPEC §1.2–3, §6), owned by the client: the first call that finds no usable
+ * access starts it in the client's scope, every other call that needs access for the session joins it, and
+ * each waits for its outcome with its own deadline. It runs while at least one call waits: a call leaves when
+ * a recorded wait's next resolve misses its deadline, when its budget ends or when it is interrupted, and
+ * the last call to leave stops it. No call leads it, so none hands it over.
+ */
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as Ref from "effect/Ref"
+import type { A2AStep } from "../A2AError.js"
+import * as A2AProgress from "../A2AProgress.js"
+import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
+import { awaitAdmission } from "./awaitAdmission.js"
+import { notReadyError } from "./budget.js"
+import {
+  type CallContext,
+  enterStep,
+  PhaseDeadline,
+  type Resolution,
+  type SessionState,
+  type SessionWait,
+  type Waiter
+} from "./callContext.js"
+
+type Access = RuntimeAccessCache.CachedRuntimeAccess
+type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
+
+const sameToken = Redacted.getEquivalence(Equivalence.string)
+
+/**
+ * Whether the runtime already rejected this access's token for the session (as seen by the calls in flight).
+ *
+ * @internal
+ */
+export const wasRejected = (session: SessionState, access: Access): boolean =>
+  session.rejectedTokens.some((token) => sameToken(token, access.token))
+
+/** The resolution's own call state: the ids of the call that started it (for its spans), no deadline of its own. */
+const resolutionCall = (starter: CallContext): CallContext => ({
+  ...starter,
+  deadlineMillis: Number.POSITIVE_INFINITY,
+  step: Ref.unsafeMake<A2AStep>("resolve-runtime-access"),
+  sent: Ref.unsafeMake(false),
+  waitingFor: Ref.unsafeMake(Option.none()),
+  lastTask: Ref.unsafeMake(Option.none()),
+  phase: new PhaseDeadline()
+})
+
+/**
+ * Records a transient answer of the resolution: every waiting call whose deadline the next resolve misses
+ * leaves at once with its own `AgentRuntimeNotReadyError`; the others are told what they wait for and get
+ * a progress event. With no call left, the resolution is detached from the session (a later call starts a
+ * new one) and `false` is returned: nothing polls for nobody.
+ *
+ * @internal
+ */
+export const recordWait = (
+  session: SessionState,
+  resolution: Resolution,
+  wait: SessionWait
+): Effect.Effect<boolean> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    resolution.wait = wait
+    const outlived: Array<Waiter> = []
+    for (const waiter of resolution.waiters) {
+      if (wait.retryAtMillis >= waiter.call.deadlineMillis) {
+        resolution.waiters.delete(waiter)
+        outlived.push(waiter)
+      }
+    }
+    const waiting = Array.from(resolution.waiters)
+    if (waiting.length === 0 && session.resolution === resolution) session.resolution = undefined
+    const { attempt, transient } = wait
+    return Effect.zipRight(
+      Effect.forEach(outlived, ({ call, done }) =>
+        Effect.zipRight(
+          Ref.set(call.waitingFor, Option.some(transient)),
+          Deferred.fail(done, notReadyError(call, transient, call.deadlineMillis - now))
+        ), { discard: true }),
+      Effect.as(
+        Effect.forEach(waiting, ({ call, progress }) =>
+          Effect.all([
+            Ref.set(call.waitingFor, Option.some(transient)),
+            enterStep(call, "await-runtime"),
+            Option.isNone(progress) ? Effect.void : progress.value.report({
+              _tag: "RuntimeAccessProgress",
+              agentSessionUid: call.agentSessionUid,
+              messageId: call.messageId,
+              state: transient.state,
+              notice: transient.notice,
+              presencePhase: transient.presence?.phase ?? undefined,
+              presenceDetail: transient.presence?.detail ?? undefined,
+              retryAfterMs: transient.retryAfterMs,
+              attempt
+            })
+          ], { discard: true }), { discard: true }),
+        waiting.length > 0
+      )
+    )
+  })
+
+/** Every call still waiting gets the outcome (a failure is stamped with each call's ids by its own budget). */
+const settle = (session: SessionState, resolution: Resolution, outcome: Outcome): Effect.Effect<void> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    if (session.resolution === resolution) session.resolution = undefined
+    const waiting = Array.from(resolution.waiters)
+    resolution.waiters.clear()
+    const failure = Exit.isFailure(outcome) ? Cause.failureOption(outcome.cause) : Option.none()
+    const { wait } = resolution
+    return Effect.forEach(waiting, ({ call, done }) => {
+      if (Exit.isSuccess(outcome)) {
+        return Option.isSome(outcome.value) ? Deferred.succeed(done, outcome.value.value) : Deferred.interrupt(done)
+      }
+      // Out of time while waiting for a transient runtime: each call's own error, with its own time left.
+      if (Option.isSome(failure) && failure.value._tag === "AgentRuntimeNotReadyError" && wait !== undefined) {
+        return Deferred.fail(done, notReadyError(call, wait.transient, call.deadlineMillis - now))
+      }
+      return Deferred.failCause(done, outcome.cause)
+    }, { discard: true })
+  })
+
+/** The resolution itself: the cache once more (unless `fresh`), then resolve and wait until admitted. */
+const run = (session: SessionState, resolution: Resolution, call: CallContext, fresh: boolean) =>
+  Effect.gen(function*() {
+    if (!fresh) {
+      const cached = yield* call.cache.get(call.key)
+      if (Option.isSome(cached) && !wasRejected(session, cached.value)) return cached
+    }
+    const admitted = yield* awaitAdmission(call, (wait) => recordWait(session, resolution, wait))
+    if (Option.isNone(admitted)) return Option.none<Access>()
+    const access = yield* RuntimeAccessCache.fromAdmitted(admitted.value)
+    // The backend handed this token out again after the runtime rejected it: its word is newer.
+    session.rejectedTokens = session.rejectedTokens.filter((token) => !sameToken(token, access.token))
+    yield* call.cache.set(call.key, access)
+    return Option.some(access)
+  }).pipe(Effect.onExit((outcome) => settle(session, resolution, outcome)))
+
+/** The call leaves the resolution; the last one to leave stops it. */
+const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): Effect.Effect<void> =>
+  Effect.suspend(() => {
+    if (!resolution.waiters.delete(waiter) || resolution.waiters.size > 0) return Effect.void
+    if (session.resolution === resolution) session.resolution = undefined
+    return resolution.fiber === undefined ? Effect.void : Fiber.interrupt(resolution.fiber)
+  })
+
+/**
+ * Access from the session's one resolution: joins the one under way or starts one in the client's scope,
+ * and waits for its outcome within this call's own budget. A wait already recorded whose next resolve misses
+ * this call's deadline sends it away at once. `fresh` (after a runtime 401/403) skips the cache.
+ *
+ * @internal
+ */
+export const awaitResolution = (ctx: CallContext, fresh: boolean): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
+  Effect.flatMap(Effect.serviceOption(A2AProgress.A2AProgress), (progress) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.fiberIdWith((fiberId) =>
+        Effect.clockWith((clock) => {
+          const session = ctx.session
+          const running = session.resolution
+          const known = running?.wait
+          if (known !== undefined && known.retryAtMillis >= ctx.deadlineMillis) {
+            const now = clock.unsafeCurrentTimeMillis()
+            return Effect.zipRight(
+              Ref.set(ctx.waitingFor, Option.some(known.transient)),
+              Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
+            )
+          }
+          const waiter: Waiter = { call: ctx, done: Deferred.unsafeMake(fiberId), progress }
+          const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
+          resolution.waiters.add(waiter)
+          let start: Effect.Effect<void> = Effect.void
+          if (running === undefined) {
+            session.resolution = resolution
+            // Forked from inside the mask: the resolution itself must stay interruptible.
+            start = Effect.map(
+              Effect.forkDaemon(Effect.interruptible(run(session, resolution, resolutionCall(ctx), fresh))),
+              (fiber) => {
+                resolution.fiber = fiber
+                ctx.resolutions.add(fiber)
+                fiber.addObserver(() => ctx.resolutions.delete(fiber))
+              }
+            )
+          }
+          const joinedWait = known === undefined ? Effect.void : Ref.set(ctx.waitingFor, Option.some(known.transient))
+          return start.pipe(
+            Effect.zipRight(joinedWait),
+            Effect.zipRight(restore(Deferred.await(waiter.done))),
+            Effect.ensuring(leave(session, resolution, waiter))
+          )
+        })
+      )
+    ))
