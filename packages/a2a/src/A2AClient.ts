@@ -4,25 +4,22 @@
  *
  * @since 0.1.0
  */
-import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
 import type * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import * as Redacted from "effect/Redacted"
+import type * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import * as A2AError from "./A2AError.js"
+import type * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as Attachment from "./Attachment.js"
-import * as backendClient from "./internal/backendClient.js"
-import { type ClientEnv, makeSessionRegistry } from "./internal/callContext.js"
+import { makeClientEnv } from "./internal/clientEnv.js"
 import * as pipeline from "./internal/pipeline.js"
-import { sha256Hex } from "./internal/sha256.js"
 import * as tasks from "./internal/tasks.js"
-import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
+import type * as RuntimeAccessCache from "./RuntimeAccessCache.js"
 import type * as Timeout from "./Timeout.js"
 
 /**
@@ -162,47 +159,6 @@ export interface Service {
 export class A2AClient extends Context.Tag("@mainsequence/a2a/A2AClient")<A2AClient, Service>() {}
 
 /**
- * The options with their tokens as `Redacted` (a plain string is wrapped here, before anything else sees it).
- * A token of any other type is left out, so the checks below report it missing.
- */
-interface RedactedOptions extends Omit<A2AClientOptions, "accessToken" | "refreshToken"> {
-  readonly accessToken: Redacted.Redacted<string> | undefined
-  readonly refreshToken: Redacted.Redacted<string> | undefined
-}
-
-const redactAtOnce = (token: string | Redacted.Redacted<string> | undefined): Redacted.Redacted<string> | undefined =>
-  typeof token === "string" ? Redacted.make(token) : Redacted.isRedacted(token) ? token : undefined
-
-const redactOptions = (options: A2AClientOptions): RedactedOptions => ({
-  ...options,
-  accessToken: redactAtOnce(options.accessToken),
-  refreshToken: redactAtOnce(options.refreshToken)
-})
-
-const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2AInputError> => {
-  if (typeof options.backendUrl !== "string" || options.backendUrl.trim() === "") {
-    return Effect.fail(
-      new A2AError.A2AInputError({ field: "backendUrl", reason: "is missing (set MAINSEQUENCE_ENDPOINT)" })
-    )
-  }
-  if (options.accessToken === undefined || Redacted.value(options.accessToken).trim() === "") {
-    return Effect.fail(
-      new A2AError.A2AInputError({ field: "accessToken", reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)" })
-    )
-  }
-  const max = options.maxResponseBytes
-  if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
-    return Effect.fail(
-      new A2AError.A2AInputError({
-        field: "maxResponseBytes",
-        reason: `must be a positive integer number of bytes (got ${String(max)})`
-      })
-    )
-  }
-  return Effect.void
-}
-
-/**
  * Builds the client on the `HttpClient` and `RuntimeAccessCache` in context. The scope is the client's own:
  * a session's resolution (and transient wait) runs in it, for the calls that wait for it, and ends with it.
  * Unusable options (a blank backend URL or access token) make every call fail with `A2AInputError` before
@@ -215,44 +171,7 @@ export const make = (
   clientOptions: A2AClientOptions
 ): Effect.Effect<Service, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache | Scope.Scope> =>
   Effect.gen(function*() {
-    const options = redactOptions(clientOptions)
-    const client = yield* HttpClient.HttpClient
-    const cache = yield* RuntimeAccessCache.RuntimeAccessCache
-    const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
-    const backend = yield* backendClient.make(
-      { ...options, accessToken: options.accessToken ?? Redacted.make("") },
-      client,
-      maxResponseBytes
-    )
-    const backendUrl = typeof options.backendUrl === "string" ? options.backendUrl.trim().replace(/\/+$/, "") : ""
-    // The cache is scoped by user: the username when known, else a hash of the configured access token.
-    const user = options.username !== undefined && options.username.trim() !== ""
-      ? `user:${options.username.trim()}`
-      : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
-    const cacheKeys = new Map<string, string>()
-    // The sessions' resolutions run as the client's own fibers: each only while a call waits for it, and
-    // none past the client's scope.
-    const resolutions = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
-    yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(resolutions)))
-    const env: ClientEnv = {
-      client,
-      backend,
-      cache,
-      ready: checkOptions(options),
-      maxResponseBytes,
-      // What the calls to a session in flight share; a session's resolution belongs to the client.
-      sessions: makeSessionRegistry(),
-      resolutions,
-      // A session's key never changes for this client: hash it once, not on every call (bounded).
-      cacheKey: (agentSessionUid) => {
-        const known = cacheKeys.get(agentSessionUid)
-        if (known !== undefined) return known
-        const key = sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
-        if (cacheKeys.size >= 1024) cacheKeys.clear()
-        cacheKeys.set(agentSessionUid, key)
-        return key
-      }
-    }
+    const env = yield* makeClientEnv(clientOptions, defaultMaxResponseBytes)
 
     // The answer checks (internal/answers.ts) admit only a schema-valid Task in Task mode and only a Message
     // otherwise, and a `taskId` without Task mode fails before sending: the overloads state that rule.

@@ -158,43 +158,49 @@ const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): E
  *
  * @internal
  */
-export const awaitResolution = (ctx: CallContext, fresh: boolean): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
-  Effect.flatMap(Effect.serviceOption(A2AProgress.A2AProgress), (progress) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.fiberIdWith((fiberId) =>
-        Effect.clockWith((clock) => {
-          const session = ctx.session
-          const running = session.resolution
-          const known = running?.wait
-          if (known !== undefined && known.retryAtMillis >= ctx.deadlineMillis) {
-            const now = clock.unsafeCurrentTimeMillis()
-            return Effect.zipRight(
-              Ref.set(ctx.waitingFor, Option.some(known.transient)),
-              Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
+export const awaitResolution = (
+  ctx: CallContext,
+  fresh: boolean
+): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
+  Effect.flatMap(
+    Effect.serviceOption(A2AProgress.A2AProgress),
+    (progress) =>
+      Effect.uninterruptibleMask((restore) =>
+        Effect.fiberIdWith((fiberId) =>
+          Effect.clockWith((clock) => {
+            const session = ctx.session
+            const running = session.resolution
+            const known = running?.wait
+            if (known !== undefined && known.retryAtMillis >= ctx.deadlineMillis) {
+              const now = clock.unsafeCurrentTimeMillis()
+              return Effect.zipRight(
+                Ref.set(ctx.waitingFor, Option.some(known.transient)),
+                Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
+              )
+            }
+            const waiter: Waiter = { call: ctx, done: Deferred.unsafeMake(fiberId), progress }
+            const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
+            resolution.waiters.add(waiter)
+            let start: Effect.Effect<void> = Effect.void
+            if (running === undefined) {
+              session.resolution = resolution
+              // Forked from inside the mask: the resolution itself must stay interruptible.
+              start = Effect.map(
+                Effect.forkDaemon(Effect.interruptible(run(session, resolution, resolutionCall(ctx), fresh))),
+                (fiber) => {
+                  resolution.fiber = fiber
+                  ctx.resolutions.add(fiber)
+                  fiber.addObserver(() => ctx.resolutions.delete(fiber))
+                }
+              )
+            }
+            const joinedWait = known === undefined ? Effect.void : Ref.set(ctx.waitingFor, Option.some(known.transient))
+            return start.pipe(
+              Effect.zipRight(joinedWait),
+              Effect.zipRight(restore(Deferred.await(waiter.done))),
+              Effect.ensuring(leave(session, resolution, waiter))
             )
-          }
-          const waiter: Waiter = { call: ctx, done: Deferred.unsafeMake(fiberId), progress }
-          const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
-          resolution.waiters.add(waiter)
-          let start: Effect.Effect<void> = Effect.void
-          if (running === undefined) {
-            session.resolution = resolution
-            // Forked from inside the mask: the resolution itself must stay interruptible.
-            start = Effect.map(
-              Effect.forkDaemon(Effect.interruptible(run(session, resolution, resolutionCall(ctx), fresh))),
-              (fiber) => {
-                resolution.fiber = fiber
-                ctx.resolutions.add(fiber)
-                fiber.addObserver(() => ctx.resolutions.delete(fiber))
-              }
-            )
-          }
-          const joinedWait = known === undefined ? Effect.void : Ref.set(ctx.waitingFor, Option.some(known.transient))
-          return start.pipe(
-            Effect.zipRight(joinedWait),
-            Effect.zipRight(restore(Deferred.await(waiter.done))),
-            Effect.ensuring(leave(session, resolution, waiter))
-          )
-        })
+          })
+        )
       )
-    ))
+  )
