@@ -256,7 +256,7 @@ const encodeStored = Schema.encodeSync(StoredAccess)
  * @category models
  */
 export interface KeyValueStoreOptions {
-  /** Prepended to every key; default `"mainsequence-a2a/runtime-access/"`. */
+  /** Prepended to every key (a hex hash); default `"mainsequence-a2a-runtime-access-"`, a valid file name. */
   readonly prefix?: string | undefined
 }
 
@@ -273,7 +273,7 @@ export const makeKeyValueStore = (
   store: KeyValueStore.KeyValueStore,
   options?: KeyValueStoreOptions
 ): RuntimeAccessStore => {
-  const prefix = options?.prefix ?? "mainsequence-a2a/runtime-access/"
+  const prefix = options?.prefix ?? "mainsequence-a2a-runtime-access-"
   return {
     get: (key) =>
       store.get(prefix + key).pipe(

@@ -106,24 +106,24 @@ describe("runtime-access cache on the simulated platform", () => {
       const a2a = yield* client
       const result = yield* runFor(
         Effect.all([
-          Effect.either(a2a.sendA2AMessage(sessionUid, { message: "leader", messageId: "m-long", timeout: 20 })),
-          // joins the leader's resolution (single flight), with a budget that ends during the wait
+          Effect.either(a2a.sendA2AMessage(sessionUid, { message: "first", messageId: "m-long", timeout: 20 })),
+          // joins the session's resolution, with a budget that ends during the wait
           Effect.zipRight(
             Effect.yieldNow(),
-            Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "follower", messageId: "m-short", timeout: 3 }))
+            Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "second", messageId: "m-short", timeout: 3 }))
           )
         ], { concurrency: "unbounded" }),
         "1 minute"
       )
-      const [leader, follower] = result.value ?? []
-      expect(follower).toMatchObject({
+      const [first, second] = result.value ?? []
+      expect(second).toMatchObject({
         _tag: "AgentRuntimeNotReadyError",
         messageId: "m-short",
         state: "waking",
         retryAfterMs: 1000
       })
-      expect(follower?.message).toContain("Nothing was sent")
-      expect(leader?._tag).toBe("Right")
+      expect(second?.message).toContain("Nothing was sent")
+      expect(first?._tag).toBe("Right")
       // one resolve sequence, led by the long call; only its message was sent
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000, 2000, 3000, 4000, 5000])
       expect((yield* runtimeSends).map((s) => s.messageId)).toEqual(["m-long"])
@@ -148,23 +148,23 @@ describe("runtime-access cache on the simulated platform", () => {
   const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     Effect.map(Effect.timed(Effect.either(effect)), ([took, outcome]) => ({ ms: Duration.toMillis(took), outcome }))
 
-  it.effect("a leader whose budget no longer fits fails alone; a follower whose budget fits takes over the same wait", () =>
+  it.effect("a call whose budget no longer fits fails alone; a call whose budget fits waits on in the same wait", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const result = yield* runFor(
         Effect.all([
-          timed(a2a.sendA2AMessage(sessionUid, { message: "leader", messageId: "m-3s", timeout: 3 })),
-          // joins the leader's wait (single flight)
+          timed(a2a.sendA2AMessage(sessionUid, { message: "first", messageId: "m-3s", timeout: 3 })),
+          // joins the session's wait
           Effect.zipRight(
             Effect.yieldNow(),
-            timed(a2a.sendA2AMessage(sessionUid, { message: "follower", messageId: "m-20s", timeout: 20 }))
+            timed(a2a.sendA2AMessage(sessionUid, { message: "second", messageId: "m-20s", timeout: 20 }))
           )
         ], { concurrency: "unbounded" }),
         "1 minute"
       )
-      const [leader, follower] = result.value ?? []
+      const [first, second] = result.value ?? []
       // at 1.5 s the next retry (3 s) no longer fits the 3 s budget
-      expect(leader).toMatchObject({
+      expect(first).toMatchObject({
         ms: 1500,
         outcome: {
           _tag: "Left",
@@ -177,8 +177,8 @@ describe("runtime-access cache on the simulated platform", () => {
           }
         }
       })
-      expect(follower).toMatchObject({ ms: 6000, outcome: { _tag: "Right", right: { role: "ROLE_AGENT" } } })
-      // the follower resumed the wait at 3 s, as the platform asked, not at once when the leader left
+      expect(second).toMatchObject({ ms: 6000, outcome: { _tag: "Right", right: { role: "ROLE_AGENT" } } })
+      // the wait went on at 3 s, as the platform asked, not at once when the short call left
       expect((yield* resolves).map((r) => r.atMs)).toEqual(longCallResolves)
       const sends = yield* runtimeSends
       expect(sends.map((s) => [s.messageId, s.atMs])).toEqual([["m-20s", 6000]])

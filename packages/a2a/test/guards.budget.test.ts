@@ -20,18 +20,18 @@ import {
 // `AgentRuntimeNotReadyError`, also when it runs out during a re-resolve, and also for a call that joined
 // another call's wait instead of leading it.
 describe("guards: the budget runs out during a re-resolve after a transient answer", () => {
-  it.effect("leader and joined call both end AgentRuntimeNotReadyError with their own ids; nothing sent", () =>
+  it.effect("both calls end AgentRuntimeNotReadyError with their own ids; nothing sent", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
       const { spans, tracer } = yield* recordSpans
-      const leader = yield* Effect.fork(
+      const first = yield* Effect.fork(
         a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 5 }).pipe(
           Effect.withTracer(tracer),
           Effect.flip
         )
       )
-      // the first resolve (t = 0) answered `waking`: the leader now sleeps until the retry at 1.5 s
+      // the first resolve (t = 0) answered `waking`: the session's resolution now sleeps until the retry at 1.5 s
       yield* TestClock.adjust(0)
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0])
       // every later resolve stalls
@@ -41,7 +41,7 @@ describe("guards: the budget runs out during a re-resolve after a transient answ
       )
       yield* TestClock.adjust("1 minute")
       const joinedError = yield* Fiber.join(joined)
-      const leaderError = yield* Fiber.join(leader)
+      const firstError = yield* Fiber.join(first)
       expect(joinedError).toMatchObject({
         _tag: "AgentRuntimeNotReadyError",
         agentSessionUid: sessionUid,
@@ -51,7 +51,7 @@ describe("guards: the budget runs out during a re-resolve after a transient answ
         remainingMs: 0,
         detail: "Waking the runtime."
       })
-      expect(leaderError).toMatchObject({
+      expect(firstError).toMatchObject({
         _tag: "AgentRuntimeNotReadyError",
         agentSessionUid: sessionUid,
         messageId: "m-a",

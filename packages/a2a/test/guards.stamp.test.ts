@@ -5,13 +5,13 @@ import * as TestClock from "effect/TestClock"
 import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
 import { client, failFor, resolves, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
 
-// SPEC §5/§6: an error of a resolution shared with other calls (single flight) was raised by the call that
-// led it; every call reports its own ids: session, message id and, for a follow-up turn, its Task id.
+// SPEC §5/§6: an error of the session's resolution reaches every call that waits for it; every call reports its
+// own ids: session, message id and, for a follow-up turn, its Task id.
 describe("guards: each call's own ids on an error of a shared resolution", () => {
-  it.effect("a resolve cut by its phase limit: leader and joined follow-up each get their own messageId and taskId", () =>
+  it.effect("a resolve cut by its phase limit: both calls, one a follow-up, each get their own messageId and taskId", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const leader = yield* Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, {
+      const first = yield* Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, {
         message: "a",
         messageId: "m-a",
         responseKind: "task",
@@ -26,7 +26,7 @@ describe("guards: each call's own ids on an error of a shared resolution", () =>
         timeout: [5, 2]
       })))
       yield* TestClock.adjust("1 minute")
-      const leaderError = yield* Fiber.join(leader)
+      const firstError = yield* Fiber.join(first)
       const joinedError = yield* Fiber.join(joined)
       const cutResolve = {
         _tag: "A2ATimeoutError",
@@ -36,7 +36,7 @@ describe("guards: each call's own ids on an error of a shared resolution", () =>
         seconds: 2,
         messageMayHaveBeenSent: false
       }
-      expect({ ...leaderError }).toEqual({ ...cutResolve, messageId: "m-a", taskId: "task-a" })
+      expect({ ...firstError }).toEqual({ ...cutResolve, messageId: "m-a", taskId: "task-a" })
       expect({ ...joinedError }).toEqual({ ...cutResolve, messageId: "m-b", taskId: "task-b" })
       // one shared resolve, cut once; nothing sent
       expect((yield* resolves).map((r) => [r.atMs, r.outcome])).toEqual([[0, "interrupted"]])

@@ -35,11 +35,11 @@ describe("guards: only the wait the backend asked for, within each call's budget
       expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status])).toEqual([["m-b", 1500, 200]])
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking })] }))))
 
-  it.effect("a joined call leaves at once when the wait's next retry is past its deadline; the leader goes on", () =>
+  it.effect("a joined call leaves at once when the wait's next retry is past its deadline; the first call goes on", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
-      const leader = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      const first = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
       yield* TestClock.adjust(0)
       // the wait retries at 1.5 s; a call with a 1 s budget that joins it cannot see that retry
       const joined = yield* failFor(
@@ -58,17 +58,17 @@ describe("guards: only the wait the backend asked for, within each call's budget
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0])
       yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
       yield* TestClock.adjust("10 seconds")
-      const answer = yield* Fiber.join(leader)
+      const answer = yield* Fiber.join(first)
       expect(answer.role).toBe("ROLE_AGENT")
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500])
       expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-a", 1500]])
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking })] }))))
 
-  it.effect("a call joined before the wait is recorded leaves the moment the leader records it past its deadline", () =>
+  it.effect("a call joined before the wait is recorded leaves the moment the resolution records it past its deadline", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
-      const leader = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      const first = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
       yield* TestClock.adjust(0)
       // it joins while the first resolve is still under way (answered at 100 ms): no wait is known yet
       const joined = yield* Effect.fork(
@@ -76,7 +76,7 @@ describe("guards: only the wait the backend asked for, within each call's budget
       )
       yield* TestClock.adjust(0)
       expect(Option.isNone(yield* Fiber.poll(joined))).toBe(true)
-      // at 100 ms the leader records the wait: next resolve at 1.6 s, past the joined call's 1 s deadline
+      // at 100 ms the resolution records the wait: next resolve at 1.6 s, past the joined call's 1 s deadline
       yield* TestClock.adjust("100 millis")
       expect(Option.isSome(yield* Fiber.poll(joined))).toBe(true)
       const { error, millis } = yield* Fiber.join(joined)
@@ -90,7 +90,7 @@ describe("guards: only the wait the backend asked for, within each call's budget
       expect(millis).toBe(100)
       yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
       yield* TestClock.adjust("10 seconds")
-      expect((yield* Fiber.join(leader)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(first)).role).toBe("ROLE_AGENT")
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1600])
       expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-a", 1700]])
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: waking, backend: { resolveDelay: 100 } })] }))))

@@ -1,11 +1,12 @@
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as FileSystem from "@effect/platform/FileSystem"
+import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import * as RuntimeAccess from "../src/RuntimeAccess.js"
@@ -81,14 +82,23 @@ const admitted = (expiresAt: string | undefined): RuntimeAccess.Admitted => ({
   notice: undefined
 })
 
+const memoryCache = Effect.flatMap(RuntimeAccessCache.makeMemoryStore, RuntimeAccessCache.make)
+
+/** An access valid until `validUntilMillis`, its token named `token`. */
+const entry = (validUntilMillis: number, token = "t"): RuntimeAccessCache.CachedRuntimeAccess => ({
+  rpcUrl: "https://rt.example",
+  token: Redacted.make(token),
+  validUntilMillis
+})
+
 describe("RuntimeAccessCache", () => {
   it.effect("keeps access until expires_at − 30 s", () =>
     Effect.gen(function*() {
-      const cache = yield* RuntimeAccessCache.make(yield* RuntimeAccessCache.makeMemoryStore)
+      const cache = yield* memoryCache
       // TestClock starts at 0 = 1970-01-01T00:00:00Z
       const access = yield* RuntimeAccessCache.fromAdmitted(admitted("1970-01-01T00:05:00Z"))
       expect(access.validUntilMillis).toBe(300_000 - 30_000)
-      yield* cache.getOrResolve("k", Effect.succeed(access))
+      yield* cache.set("k", access)
       yield* TestClock.adjust("269 seconds")
       expect(Option.isSome(yield* cache.get("k"))).toBe(true)
       yield* TestClock.adjust("1 second")
@@ -97,66 +107,142 @@ describe("RuntimeAccessCache", () => {
 
   it.effect("falls back to 60 s without expires_at", () =>
     Effect.gen(function*() {
-      const cache = yield* RuntimeAccessCache.make(yield* RuntimeAccessCache.makeMemoryStore)
+      const cache = yield* memoryCache
       yield* TestClock.adjust("10 seconds")
       const access = yield* RuntimeAccessCache.fromAdmitted(admitted(undefined))
       expect(access.validUntilMillis).toBe(70_000)
-      yield* cache.getOrResolve("k", Effect.succeed(access))
+      yield* cache.set("k", access)
       yield* TestClock.adjust("59999 millis")
       expect(Option.isSome(yield* cache.get("k"))).toBe(true)
       yield* TestClock.adjust("1 millis")
       expect(Option.isNone(yield* cache.get("k"))).toBe(true)
     }))
 
-  it.effect("invalidate drops the entry; a failed resolution keeps nothing", () =>
+  it.effect("invalidate drops the entry; an access that expires exactly now is not kept", () =>
     Effect.gen(function*() {
-      const cache = yield* RuntimeAccessCache.make(yield* RuntimeAccessCache.makeMemoryStore)
-      const access = yield* RuntimeAccessCache.fromAdmitted(admitted(undefined))
-      yield* cache.getOrResolve("k", Effect.succeed(access))
+      const cache = yield* memoryCache
+      yield* cache.set("k", entry(60_000))
       yield* cache.invalidate("k")
       expect(Option.isNone(yield* cache.get("k"))).toBe(true)
-      const runs = yield* Ref.make(0)
-      const resolve = Effect.zipRight(Ref.update(runs, (n) => n + 1), Effect.succeed(access))
-      yield* cache.getOrResolve("k", resolve)
-      yield* cache.getOrResolve("k", resolve)
-      expect(yield* Ref.get(runs)).toBe(1)
-      yield* cache.getOrResolve("k", resolve, { fresh: true })
-      expect(yield* Ref.get(runs)).toBe(2)
+      yield* TestClock.adjust("1 second")
+      yield* cache.set("now", entry(1_000))
+      yield* cache.set("later", entry(1_001))
+      expect(Option.isNone(yield* cache.get("now"))).toBe(true)
+      expect(Option.isSome(yield* cache.get("later"))).toBe(true)
     }))
 
-  it.effect("concurrent callers share one resolution", () =>
+  it.effect("an entry a store hands back after it expired is a miss, and removed from the store", () =>
     Effect.gen(function*() {
-      const cache = yield* RuntimeAccessCache.make(yield* RuntimeAccessCache.makeMemoryStore)
-      const runs = yield* Ref.make(0)
-      const gate = yield* Deferred.make<boolean>()
-      const access = yield* RuntimeAccessCache.fromAdmitted(admitted(undefined))
-      const resolve = Ref.update(runs, (n) => n + 1).pipe(
-        Effect.zipRight(Deferred.await(gate)),
-        Effect.zipRight(Effect.sleep("2 seconds")),
-        Effect.as(access)
-      )
-      const fiber = yield* Effect.fork(
-        Effect.all(Array.from({ length: 50 }, () => cache.getOrResolve("k", resolve)), { concurrency: "unbounded" })
-      )
-      yield* Effect.yieldNow()
-      yield* Deferred.succeed(gate, true)
-      yield* TestClock.adjust("2 seconds")
-      const results = yield* Fiber.join(fiber)
-      expect(results).toHaveLength(50)
-      expect(yield* Ref.get(runs)).toBe(1)
+      // a store that knows nothing of expiry
+      const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+      const cache = yield* RuntimeAccessCache.make({
+        get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+        set: (key, access) => Effect.sync(() => void entries.set(key, access)),
+        remove: (key) => Effect.sync(() => void entries.delete(key))
+      })
+      yield* cache.set("k", entry(1_000))
+      yield* cache.set("live", entry(2_000))
+      yield* TestClock.adjust("1 second")
+      expect(Option.isNone(yield* cache.get("k"))).toBe(true)
+      expect(Option.isSome(yield* cache.get("live"))).toBe(true)
+      expect([...entries.keys()]).toEqual(["live"])
+    }))
+})
+
+describe("RuntimeAccessCache: the memory store", () => {
+  it.effect("holds at most maxEntries, the least recently used out first", () =>
+    Effect.gen(function*() {
+      const store = yield* RuntimeAccessCache.makeMemoryStoreWith({ maxEntries: 3 })
+      for (const key of ["a", "b", "c"]) yield* store.set(key, entry(60_000, key))
+      // reading `a` makes `b` the least recently used
+      expect(Option.isSome(yield* store.get("a"))).toBe(true)
+      yield* store.set("d", entry(60_000, "d"))
+      expect(yield* store.size).toBe(3)
+      expect(Option.isNone(yield* store.get("b"))).toBe(true)
+      for (const key of ["a", "c", "d"]) {
+        expect(Option.map(yield* store.get(key), (access) => Redacted.value(access.token))).toEqual(Option.some(key))
+      }
+      // setting a key again replaces it without growing
+      yield* store.set("a", entry(60_000, "a2"))
+      expect(yield* store.size).toBe(3)
+      expect(Option.map(yield* store.get("a"), (access) => Redacted.value(access.token))).toEqual(Option.some("a2"))
     }))
 
-  it.effect("a follower takes over when the leader is interrupted", () =>
+  it.effect("the default maximum is defaultMaxEntries; a maxEntries that is not a positive integer is the default", () =>
     Effect.gen(function*() {
-      const cache = yield* RuntimeAccessCache.make(yield* RuntimeAccessCache.makeMemoryStore)
-      const access = yield* RuntimeAccessCache.fromAdmitted(admitted(undefined))
-      const resolve = Effect.as(Effect.sleep("5 seconds"), access)
-      const leader = yield* Effect.fork(cache.getOrResolve("k", resolve))
-      yield* Effect.yieldNow()
-      const follower = yield* Effect.fork(cache.getOrResolve("k", resolve))
-      yield* Effect.yieldNow()
-      yield* Fiber.interrupt(leader)
-      yield* TestClock.adjust("5 seconds")
-      expect((yield* Fiber.join(follower)).rpcUrl).toBe("https://rt.example")
+      for (const maxEntries of [undefined, 0, -1, 1.5, Number.NaN]) {
+        const store = yield* RuntimeAccessCache.makeMemoryStoreWith({ maxEntries })
+        for (let i = 0; i <= RuntimeAccessCache.defaultMaxEntries; i++) yield* store.set(`k${i}`, entry(60_000))
+        expect(yield* store.size).toBe(RuntimeAccessCache.defaultMaxEntries)
+        expect(Option.isNone(yield* store.get("k0"))).toBe(true)
+      }
     }))
+
+  it.effect("an expired entry is dropped when read, and writes sweep the expired least recently used ones", () =>
+    Effect.gen(function*() {
+      const store = yield* RuntimeAccessCache.makeMemoryStoreWith({ maxEntries: 1_000 })
+      // 100 sessions, each access valid for one second
+      for (let i = 0; i < 100; i++) yield* store.set(`old${i}`, entry(1_000))
+      yield* TestClock.adjust("1 second")
+      expect(Option.isNone(yield* store.get("old99"))).toBe(true)
+      expect(yield* store.size).toBe(99)
+      // each write looks at the two least recently used entries: 50 writes sweep 99 expired ones (and keep theirs)
+      for (let i = 0; i < 50; i++) yield* store.set(`new${i}`, entry(60_000))
+      expect(yield* store.size).toBe(50)
+      // a live entry is never swept
+      yield* TestClock.adjust("58 seconds")
+      for (let i = 0; i < 10; i++) yield* store.set(`more${i}`, entry(120_000))
+      expect(yield* store.size).toBe(60)
+    }))
+})
+
+describe("RuntimeAccessCache: over a KeyValueStore", () => {
+  const prefix = "mainsequence-a2a-runtime-access-"
+  const roundTrip = Effect.gen(function*() {
+    const cache = yield* RuntimeAccessCache.RuntimeAccessCache
+    const kv = yield* KeyValueStore.KeyValueStore
+    yield* cache.set("k", { ...entry(60_000, "secret-runtime-token"), serviceUid: "svc-1" })
+    const stored = yield* kv.get(`${prefix}k`)
+    // one versioned JSON value per entry
+    expect(Option.map(stored, (text) => JSON.parse(text))).toEqual(Option.some({
+      version: 1,
+      rpcUrl: "https://rt.example",
+      token: "secret-runtime-token",
+      validUntilMillis: 60_000,
+      serviceUid: "svc-1"
+    }))
+    const read = yield* cache.get("k")
+    expect(Option.map(read, (access) => Redacted.isRedacted(access.token))).toEqual(Option.some(true))
+    expect(Option.map(read, (access) => [access.rpcUrl, Redacted.value(access.token), access.serviceUid])).toEqual(
+      Option.some(["https://rt.example", "secret-runtime-token", "svc-1"])
+    )
+    // expired: a miss, and removed
+    yield* TestClock.adjust("1 minute")
+    expect(Option.isNone(yield* cache.get("k"))).toBe(true)
+    expect(Option.isNone(yield* kv.get(`${prefix}k`))).toBe(true)
+    // another layout is a miss, not a failure
+    yield* kv.set(`${prefix}x`, "{\"version\": 2}")
+    expect(Option.isNone(yield* cache.get("x"))).toBe(true)
+    yield* cache.set("y", entry(120_000))
+    yield* cache.invalidate("y")
+    expect(Option.isNone(yield* kv.get(`${prefix}y`))).toBe(true)
+  })
+
+  it.effect("KeyValueStore.layerMemory: versioned entries, expiry, invalidate", () =>
+    roundTrip.pipe(
+      Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))
+    ))
+
+  it.scoped("KeyValueStore.layerFileSystem: the same, one file per entry in a directory processes share", () =>
+    Effect.gen(function*() {
+      const fs = yield* FileSystem.FileSystem
+      const directory = yield* fs.makeTempDirectoryScoped()
+      yield* roundTrip.pipe(
+        Effect.provide(
+          Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerFileSystem(directory))
+        )
+      )
+      // what is left on disk: the entry written last was invalidated, the expired one removed when read
+      expect(yield* fs.readDirectory(directory)).toEqual([`${prefix}x`])
+    }).pipe(Effect.provide(NodeContext.layer)))
 })

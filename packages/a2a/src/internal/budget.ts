@@ -60,7 +60,7 @@ export const timeoutError = (
 
 /**
  * The call's own ids (and its own `messageMayHaveBeenSent`, Task id and last Task) on an error. An error
- * of a resolution shared with other calls (single flight) was raised by the call that led it; each call
+ * of the session's resolution reaches every call waiting for it, raised with the ids of the call that started it; each call
  * reports its own. The copy is built by the error's own Schema class, which validates it again.
  *
  * @internal

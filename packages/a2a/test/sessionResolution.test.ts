@@ -1,0 +1,342 @@
+import { describe, expect, it } from "@effect/vitest"
+import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as TestClock from "effect/TestClock"
+import * as A2AClient from "../src/A2AClient.js"
+import * as A2AProgress from "../src/A2AProgress.js"
+import type { ClientEnv } from "../src/internal/callContext.js"
+import { makeClientEnv } from "../src/internal/clientEnv.js"
+import { sendMessage } from "../src/internal/pipeline.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
+import * as Timeout from "../src/Timeout.js"
+import {
+  client,
+  failFor,
+  leaveWaitThenWake,
+  platform,
+  resolves,
+  runFor,
+  runtimeSends,
+  sendBodiesConform,
+  session,
+  sessionUid,
+  simulated
+} from "./fixtures.js"
+
+// cold start: 4 phases of 1.5 s, each answered with retry_after_ms 1500 → resolves at 0, 1.5, 3, 4.5 s, ready at 6 s
+const waking1500 = { state: "waking", retryAfterMs: 1500, durationMs: 1500 } as const
+const slowColdStart = session({
+  access: { _tag: "ColdStart", phases: [waking1500, waking1500, waking1500, waking1500] }
+})
+
+/** The client on the simulated platform with the given cache service. */
+const withCache = (
+  cache: Layer.Layer<RuntimeAccessCache.RuntimeAccessCache>,
+  sessions: ReadonlyArray<ReturnType<typeof session>>
+) => {
+  const simulation = Layer.merge(layerTest({ sessions }), cache)
+  return A2AClient.layer({
+    backendUrl: SimulatedPlatform.defaultBaseUrl,
+    accessToken: SimulatedPlatform.defaultUserAccessToken
+  }).pipe(
+    Layer.provide(Timeout.layerInstantConnect),
+    Layer.provideMerge(simulation),
+    Layer.merge(Layer.provide(sendBodiesConform, simulation)),
+    Layer.orDie
+  )
+}
+
+/** The client's environment itself on the simulated platform, so a test can see its per-session registry. */
+const withEnv = <A, E>(
+  sessions: ReadonlyArray<ReturnType<typeof session>>,
+  use: (env: ClientEnv) => Effect.Effect<A, E, SimulatedPlatform.SimulatedPlatform>
+) =>
+  Effect.scoped(Effect.flatMap(
+    makeClientEnv({
+      backendUrl: SimulatedPlatform.defaultBaseUrl,
+      accessToken: SimulatedPlatform.defaultUserAccessToken
+    }, A2AClient.defaultMaxResponseBytes),
+    use
+  )).pipe(
+    Effect.provide(Timeout.layerInstantConnect),
+    Effect.provide(Layer.merge(layerTest({ sessions }), RuntimeAccessCache.layerMemory))
+  )
+
+const otherSessionUid = "1c2701a1-e777-4cfe-8437-b94025f00070"
+const uidOf = (i: number) => `2d2701a1-e777-4cfe-8437-${i.toString().padStart(12, "0")}`
+
+const stuckWaking = session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 1500 } })
+
+// SPEC §1.3/§6: the session's one resolution is the client's; each waiting call leaves it by its own budget.
+describe("the session's resolution belongs to the client", () => {
+  it.effect("the call that started it is interrupted: the others wait on the same resolution, no resolve more", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const first = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      yield* TestClock.adjust(0)
+      const joined = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }))
+      // resolves at 0 and 1.5 s; the wait asked for the next at 3 s
+      yield* TestClock.adjust("2 seconds")
+      yield* Fiber.interrupt(first)
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(joined)).role).toBe("ROLE_AGENT")
+      // no resolve at 2 s when the first call went: the second went on with the same wait
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000, 4500, 6000])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-b", 6000]])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+
+  it.effect("a call that joins mid-wait leaves at once when the next resolve is past its own deadline", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const first = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      yield* TestClock.adjust(0)
+      const second = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }))
+      yield* TestClock.adjust("2 seconds")
+      yield* Fiber.interrupt(first)
+      // the wait's next resolve is at 3 s; a 0.5 s budget ends at 2.5 s
+      const late = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "c", messageId: "m-c", timeout: 0.5 }),
+        "1 second"
+      )
+      expect(late).toMatchObject({
+        millis: 0,
+        error: { _tag: "AgentRuntimeNotReadyError", messageId: "m-c", state: "waking", remainingMs: 500 }
+      })
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(second)).role).toBe("ROLE_AGENT")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000, 4500, 6000])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+
+  it.effect("its last call leaves by its budget: it stops (no resolve after that), a later call starts anew at once", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      // resolves at 0 and 1.5 s; the retry at 3 s does not fit the 2 s budget
+      const first = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
+        "2 seconds"
+      )
+      expect(first).toMatchObject({ millis: 1500, error: { _tag: "AgentRuntimeNotReadyError", remainingMs: 500 } })
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500])
+      // nothing polls for nobody
+      yield* TestClock.adjust("1 minute")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500])
+      const p = yield* platform
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, access: { _tag: "Ready" } }))
+      // a 1 s budget: the new call resolves at once, without the old wait
+      const second = yield* runFor(
+        a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 1 }),
+        "1 second"
+      )
+      expect(second).toMatchObject({ error: undefined, millis: 0 })
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 62000])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status])).toEqual([["m-b", 62000, 200]])
+    }).pipe(Effect.provide(simulated({ sessions: [stuckWaking] }))))
+
+  it.effect("its last call is interrupted during the wait: it stops, no resolve after that", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const callA = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      const callB = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }))
+      yield* TestClock.adjust("2 seconds")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500])
+      yield* Fiber.interrupt(callA)
+      // one call still waits: the resolution goes on
+      yield* TestClock.adjust("1 second")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000])
+      yield* Fiber.interrupt(callB)
+      yield* TestClock.adjust("1 minute")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000])
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({ sessions: [stuckWaking] }))))
+
+  it.effect("its last call times out during a resolve that hangs: the resolve is abandoned, none follows", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error, millis } = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: 2 }),
+        "1 minute"
+      )
+      expect(error).toMatchObject({ _tag: "A2ATimeoutError", step: "resolve-runtime-access", limit: "total" })
+      expect(millis).toBe(2000)
+      yield* TestClock.adjust("10 minutes")
+      expect(yield* resolves).toHaveLength(1)
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 600_000 } })] }))))
+
+  it.effect("calls with budgets of 1, 4 and 10 s on one waking session: each leaves when the next resolve misses its deadline", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const outcomes = yield* runFor(
+        Effect.all(
+          [1, 4, 10].map((timeout) =>
+            Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: `m-${timeout}`, timeout }))
+          ),
+          { concurrency: "unbounded" }
+        ),
+        "1 minute"
+      )
+      const [one, four, ten] = outcomes.value ?? []
+      // resolves at 0, 1.5, 3, 4.5, 6 s (admitted); the 1 s call leaves at 0 (next at 1.5), the 4 s one at 3 s (next at 4.5)
+      expect(one).toMatchObject({
+        _tag: "Left",
+        left: { _tag: "AgentRuntimeNotReadyError", messageId: "m-1", remainingMs: 1000 }
+      })
+      expect(four).toMatchObject({
+        _tag: "Left",
+        left: { _tag: "AgentRuntimeNotReadyError", messageId: "m-4", remainingMs: 1000 }
+      })
+      expect(ten?._tag).toBe("Right")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000, 4500, 6000])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-10", 6000]])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+
+  it.effect("every waiting call gets the RuntimeAccessProgress of the wait it is in, with its own ids", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const progress: Record<string, Array<[string | undefined, number]>> = { "m-a": [], "m-b": [] }
+      const send = (messageId: "m-a" | "m-b") =>
+        a2a.sendA2AMessage(sessionUid, { message: "x", messageId }).pipe(
+          Effect.provideService(A2AProgress.A2AProgress, {
+            report: (event) =>
+              Effect.sync(() => {
+                if (event._tag === "RuntimeAccessProgress") progress[messageId]?.push([event.messageId, event.attempt])
+              })
+          })
+        )
+      const first = yield* Effect.fork(send("m-a"))
+      // the second call joins after the first transient answer: it is told of the waits from then on
+      yield* TestClock.adjust("1 second")
+      const second = yield* Effect.fork(send("m-b"))
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(first)
+      yield* Fiber.join(second)
+      expect(progress["m-a"]).toEqual([["m-a", 1], ["m-a", 2], ["m-a", 3], ["m-a", 4]])
+      expect(progress["m-b"]).toEqual([["m-b", 2], ["m-b", 3], ["m-b", 4]])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+
+  it.effect("with a store that answers later, a new short call is not sent away by a wait that ended", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const first = yield* leaveWaitThenWake("2 seconds")
+      expect(first.error).toMatchObject({ _tag: "AgentRuntimeNotReadyError", messageId: "m-a" })
+      // the old wait would retry at about 3 s; this call's budget ends at 2.5 s, and the store takes a while
+      const second = yield* runFor(
+        a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 0.5 }),
+        "1 second"
+      )
+      expect(second.error).toBeUndefined()
+      expect((yield* resolves).map((r) => r.outcome)).toHaveLength(3)
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.status])).toEqual([["m-b", 200]])
+    }).pipe(Effect.provide(withCache(
+      Layer.effect(
+        RuntimeAccessCache.RuntimeAccessCache,
+        Effect.flatMap(
+          RuntimeAccessCache.makeMemoryStore,
+          (store) => RuntimeAccessCache.make({ ...store, get: (key) => Effect.delay(store.get(key), "1 millis") })
+        )
+      ),
+      [stuckWaking]
+    ))))
+})
+
+const threeColdSends = Effect.gen(function*() {
+  const a2a = yield* client
+  const sends = Effect.forEach(
+    ["m-1", "m-2", "m-3"],
+    (messageId) => a2a.sendA2AMessage(sessionUid, { message: "hi", messageId }),
+    { concurrency: "unbounded" }
+  )
+  const { error, value } = yield* runFor(sends, "1 second")
+  expect(error).toBeUndefined()
+  return value?.map((answer) => answer.role)
+})
+
+// SPEC §6 / issue 17: what the calls to a session share lives from the first call in flight to the last.
+describe("per-session state lives only while a call to that session is in flight", () => {
+  it.effect("one entry per session with calls in flight, none after the last call (answered, failed, interrupted)", () =>
+    withEnv(
+      [slowColdStart, { ...session({ backend: { resolveDelay: 100 } }), sessionUid: otherSessionUid }],
+      (env) =>
+        Effect.gen(function*() {
+          const send = (uid: string, messageId: string, timeout?: number) =>
+            sendMessage(env, uid, { message: "x", messageId, ...(timeout === undefined ? {} : { timeout }) })
+          const interrupted = yield* Effect.fork(send(sessionUid, "m-1"))
+          const answered = yield* Effect.fork(send(sessionUid, "m-2"))
+          const short = yield* Effect.fork(Effect.either(send(sessionUid, "m-3", 1)))
+          const other = yield* Effect.fork(send(otherSessionUid, "m-4"))
+          yield* TestClock.adjust(0)
+          expect(env.sessions.size()).toBe(2)
+          yield* TestClock.adjust("200 millis")
+          // the other session answered; its entry is gone
+          yield* Fiber.join(other)
+          expect(env.sessions.size()).toBe(1)
+          expect(yield* Fiber.join(short)).toMatchObject({ _tag: "Left", left: { _tag: "AgentRuntimeNotReadyError" } })
+          yield* Fiber.interrupt(interrupted)
+          expect(env.sessions.size()).toBe(1)
+          yield* TestClock.adjust("10 seconds")
+          yield* Fiber.join(answered)
+          expect(env.sessions.size()).toBe(0)
+          expect(env.resolutions.size).toBe(0)
+        })
+    ))
+
+  it.effect("300 distinct sessions, one send each: nothing is kept for them but their cache entries", () =>
+    withEnv(
+      Array.from({ length: 300 }, (_, i) => ({ ...session(), sessionUid: uidOf(i) })),
+      (env) =>
+        Effect.gen(function*() {
+          const answers = yield* runFor(
+            Effect.forEach(
+              Array.from({ length: 300 }, (_, i) => i),
+              (i) => sendMessage(env, uidOf(i), { message: "x" }),
+              { concurrency: 50 }
+            ),
+            "1 minute"
+          )
+          expect(answers.value).toHaveLength(300)
+          expect(env.sessions.size()).toBe(0)
+          expect(env.resolutions.size).toBe(0)
+        })
+    ))
+})
+
+// The cache is storage: the client's per-session resolution is the one single flight.
+describe("a custom RuntimeAccessCache is storage only", () => {
+  it.effect("three cold sends resolve once and set once; a rejected token is invalidated, the fresh one set", () => {
+    const calls: Array<string> = []
+    const recording = Layer.effect(
+      RuntimeAccessCache.RuntimeAccessCache,
+      Effect.map(
+        Effect.flatMap(RuntimeAccessCache.makeMemoryStore, RuntimeAccessCache.make),
+        (inner) =>
+          RuntimeAccessCache.RuntimeAccessCache.of({
+            get: (key) => Effect.zipRight(Effect.sync(() => calls.push("get")), inner.get(key)),
+            set: (key, access) => Effect.zipRight(Effect.sync(() => calls.push("set")), inner.set(key, access)),
+            invalidate: (key) => Effect.zipRight(Effect.sync(() => calls.push("invalidate")), inner.invalidate(key))
+          })
+      )
+    )
+    return Effect.gen(function*() {
+      expect(yield* threeColdSends).toEqual(["ROLE_AGENT", "ROLE_AGENT", "ROLE_AGENT"])
+      expect(yield* resolves).toHaveLength(1)
+      expect(calls.filter((c) => c === "set")).toHaveLength(1)
+      const p = yield* platform
+      yield* p.rotateRuntimeToken(sessionUid)
+      calls.length = 0
+      const a2a = yield* client
+      const again = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "again", messageId: "m-4" }), "1 second")
+      expect(again.error).toBeUndefined()
+      expect(calls.filter((c) => c !== "get")).toEqual(["invalidate", "set"])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.status])).toEqual([
+        ["m-1", 200],
+        ["m-2", 200],
+        ["m-3", 200],
+        ["m-4", 401],
+        ["m-4", 200]
+      ])
+      expect(yield* resolves).toHaveLength(2)
+    }).pipe(Effect.provide(withCache(recording, [session({ backend: { resolveDelay: 100 } })])))
+  })
+})
