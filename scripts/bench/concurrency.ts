@@ -344,26 +344,29 @@ export const connectionLimit = async (ctx: BenchContext): Promise<Section> => {
   const limits = ctx.short ? [8, 32] : [16, 32, 64, 128, 256, 100_000]
   const repeats = ctx.short ? 1 : Number(process.env.BENCH_LIMIT_REPEATS ?? 2)
   const defaults = { sends: burst, coldDelayMs: 200, retryAfterMs: 250 }
-  const results: Array<{ limit: number; runs: Array<ConcurrencyResult> }> = []
-  for (const limit of limits) {
-    const runs: Array<ConcurrencyResult> = []
-    for (let i = 0; i < repeats; i++) {
-      runs.push(
-        await runScenario(ctx, {
-          label: `ours, limit ${limit}`,
-          client: "ours",
-          mode: "ready",
-          sessions: many,
-          warm: false,
-          expectedResolves: many,
-          connections: limit
-        }, defaults)
-      )
+  const results: Array<{ client: "ours" | "floor"; limit: number; runs: Array<ConcurrencyResult> }> = []
+  for (const client of ["floor", "ours"] as const) {
+    for (const limit of limits) {
+      const runs: Array<ConcurrencyResult> = []
+      for (let i = 0; i < repeats; i++) {
+        runs.push(
+          await runScenario(ctx, {
+            label: `${client}, limit ${limit}`,
+            client,
+            mode: "ready",
+            sessions: many,
+            warm: client === "floor",
+            expectedResolves: client === "floor" ? 0 : many,
+            connections: limit
+          }, defaults)
+        )
+      }
+      results.push({ client, limit, runs })
     }
-    results.push({ limit, runs })
   }
   const med = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? NaN
-  const rows = results.map(({ limit, runs }) => [
+  const rows = results.map(({ client, limit, runs }) => [
+    client === "ours" ? "ours (cold cache)" : "floor: raw undici (access known)",
     limit >= 100_000 ? "none (100,000)" : String(limit),
     `${runs.reduce((n, r) => n + r.ok, 0)}/${runs.reduce((n, r) => n + r.ok + r.failed, 0)}`,
     String(Math.max(...runs.map((r) => r.peakSockets))),
@@ -374,12 +377,23 @@ export const connectionLimit = async (ctx: BenchContext): Promise<Section> => {
   ])
   const body = [
     table(
-      ["limit per origin", "ok", "peak sockets", "wall (each run)", "peak heap Δ (median)", "each run", "peak RSS Δ"],
+      [
+        "client",
+        "limit per origin",
+        "ok",
+        "peak sockets",
+        "wall (each run)",
+        "peak heap Δ (median)",
+        "each run",
+        "peak RSS Δ"
+      ],
       rows
     ),
     "",
-    `${burst} concurrent sends to ${many} cold sessions (mode \`ready\`: one resolve each) through ours with ` +
-    `\`maxConnectionsPerOrigin\` at each value, ${repeats} run(s) each, one process per run (\`node --expose-gc\`).`
+    `${burst} concurrent sends to ${many} sessions at each per-origin limit, ${repeats} run(s) each, one process per ` +
+    "run (`node --expose-gc`): ours from a cold cache (mode `ready`: one resolve per session) with " +
+    "`maxConnectionsPerOrigin`, and raw undici (access known, no resolve) with `Agent({ connections })`: what the " +
+    "pool limit itself does to the burst."
   ]
   return {
     id: "connection-limit",
