@@ -38,7 +38,7 @@ export const renderChart = (
   const gap = 6
   const plotW = width - left - right
   const parts: Array<string> = []
-  let y = 34
+  let y = 50
   for (const panel of panels) {
     const values = panel.bars.map((b) => b.value).filter(Number.isFinite)
     const max = Math.max(
@@ -67,12 +67,12 @@ export const renderChart = (
       const x = (left + panel.limit.value * scale).toFixed(1)
       parts.push(
         `<line x1="${x}" y1="${top - 3}" x2="${x}" y2="${y - gap + 3}" class="limit"/>`,
-        `<text x="${x}" y="${top - 5}" class="limitLabel" text-anchor="middle">${
+        `<text x="${x}" y="${y - gap + 14}" class="limitLabel" text-anchor="middle">${
           escape(`${panel.limit.label}: ${format(panel.unit, panel.limit.value)}`)
         }</text>`
       )
     }
-    y += 16
+    y += panel.limit !== undefined ? 26 : 16
   }
   const height = y + 22
   return [
@@ -82,8 +82,9 @@ export const renderChart = (
     ".value{font-size:12px;fill:#222}.limit{stroke:#c0392b;stroke-width:1.5;stroke-dasharray:4 3}" +
     ".limitLabel{font-size:10px;fill:#c0392b}.caption{font-size:11px;fill:#666}</style>",
     `<rect width="${width}" height="${height}" fill="#fff"/>`,
-    `<text x="12" y="20" class="title" style="font-size:15px">@mainsequence/a2a benchmarks: ours, ` +
-    "@a2a-js/sdk and raw undici (each panel on its own scale; shorter is better)</text>",
+    `<text x="12" y="20" class="title" style="font-size:15px">@mainsequence/a2a against @a2a-js/sdk and raw undici</text>`,
+    `<text x="12" y="37" class="caption">each panel on its own scale from zero; shorter is better; dashed line: the ` +
+    "target's bound</text>",
     ...parts,
     `<text x="12" y="${height - 8}" class="caption">${escape(caption)}</text>`,
     "</svg>",
