@@ -38,9 +38,12 @@ const rowsOf = (result: PerSendResult) => {
 }
 
 export const perSend = async (ctx: BenchContext): Promise<Section> => {
-  const sides: Array<SideName> = ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"]
+  // BENCH_PER_SEND_SIDES=floor,official,ours,ours-notracer measures only those (and skips the diagnostic run).
+  const chosen = process.env.BENCH_PER_SEND_SIDES?.split(",").filter((s) => s !== "") as Array<SideName> | undefined
+  const sides: Array<SideName> = chosen ??
+    (ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"])
   const result = await runSides(ctx, sides)
-  const diag = ctx.sdkAvailable && !ctx.short
+  const diag = ctx.sdkAvailable && !ctx.short && chosen === undefined
     ? await runSides(ctx, ["floor", "lean-http", "effect-http", "effect-http-notracer", "ours", "ours-notracer"])
     : undefined
   const p = params(ctx.short)

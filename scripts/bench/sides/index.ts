@@ -12,6 +12,7 @@ export type SideName =
   | "effect-http"
   | "effect-http-notracer"
   | "lean-http"
+  | "ours-from"
 
 /** Options of the sides that have them (ours: the Node layer's per-origin connection limit). */
 export interface SideOptions {
@@ -36,6 +37,8 @@ export const makeSide = async (name: SideName, target: Target, options: SideOpti
       return (await import("./effectHttp.js")).makeEffectHttp(target, false)
     case "lean-http":
       return (await import("./effectHttp.js")).makeEffectHttp(target, true, "lean")
+    case "ours-from":
+      return (await import("./oursFrom.js")).makeOursFrom(target)
     default:
       throw new Error(`unknown side ${name}`)
   }
