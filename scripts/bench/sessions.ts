@@ -35,7 +35,7 @@ export const sessions = async (ctx: BenchContext): Promise<Section> => {
       lanes: 8,
       validityMs: 1_000,
       maxEntries: benchMaxEntries,
-      sweepWaitMs: Number(process.env.BENCH_SWEEP_WAIT_MS ?? 65_000)
+      sweepWaitMs: Number(process.env.BENCH_SWEEP_WAIT_MS ?? 15_000)
     }
   ctx.log(
     `sessions: ${args.sessions} distinct sessions, ${args.lanes} at a time, access valid ${args.validityMs} ms`
