@@ -22,6 +22,8 @@ export interface BenchCache {
   readonly maxConfigured: boolean
   /** How the size is read: "store" (the store's own) or "wrapper" (keys set − removed). */
   readonly sizeSource: "store" | "wrapper"
+  /** Drops the wrapper's own bookkeeping (before a heap measurement; `size` reads 0 afterwards). */
+  readonly release: () => void
 }
 
 /** The store's own size, when it has one (`size: number`, `size(): number` or `size: Effect<number>`). */
@@ -44,11 +46,11 @@ export const makeBenchCache = (maxEntries: number): BenchCache => {
       size: own,
       maxEntries,
       maxConfigured: false,
-      sizeSource: "store"
+      sizeSource: "store",
+      release: () => {}
     }
   }
-  // Counted beside the store (the set's own bytes count in the benchmark's retained heap only while the store
-  // keeps the same keys itself).
+  // Counted beside the store; `release` drops the count before the final heap measurement.
   const keys = new Set<string>()
   const wrapped: RuntimeAccessCache.RuntimeAccessStore = {
     get: store.get,
@@ -60,6 +62,7 @@ export const makeBenchCache = (maxEntries: number): BenchCache => {
     size: () => keys.size,
     maxEntries,
     maxConfigured: false,
-    sizeSource: "wrapper"
+    sizeSource: "wrapper",
+    release: () => keys.clear()
   }
 }
