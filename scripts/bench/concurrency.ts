@@ -341,7 +341,7 @@ export const connectionLimit = async (ctx: BenchContext): Promise<Section> => {
   }
   const burst = ctx.short ? 300 : 5000
   const many = ctx.short ? 10 : 100
-  const limits = ctx.short ? [8, 32] : [16, 32, 64, 128, 256, 100_000]
+  const limits = ctx.short ? [16] : [16, 32, 64, 128, 256, 100_000]
   const repeats = ctx.short ? 1 : Number(process.env.BENCH_LIMIT_REPEATS ?? 2)
   const defaults = { sends: burst, coldDelayMs: 200, retryAfterMs: 250 }
   const results: Array<{ client: "ours" | "floor"; limit: number; runs: Array<ConcurrencyResult> }> = []

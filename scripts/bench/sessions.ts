@@ -19,12 +19,12 @@ export const sessions = async (ctx: BenchContext): Promise<Section> => {
   const args: SessionsArgs = ctx.short
     ? {
       baseUrl: ctx.server.baseUrl,
-      sessions: 1_000,
-      warmup: 100,
-      window: 200,
+      sessions: 400,
+      warmup: 50,
+      window: 100,
       lanes: 8,
       validityMs: 300,
-      maxEntries: 500,
+      maxEntries: 200,
       sweepWaitMs: 500
     }
     : {
