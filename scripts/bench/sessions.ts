@@ -87,7 +87,9 @@ export const sessions = async (ctx: BenchContext): Promise<Section> => {
     `(waited ${fmtMs(r.drainMs)}: validity + 200 ms, then up to ${fmtMs(args.sweepWaitMs)} for the store to drop ` +
     `them). Live entries read after every send (${
       r.sizeSource === "store" ? "the store's own size" : "counted beside the store: keys set − removed"
-    }). Sends/s over the first and last ${w} sessions.`,
+    }). Sends/s over the first and last ${w} sessions; every window of ${w}, in order: ${
+      r.windowRates.map((x) => x.toFixed(0)).join(", ")
+    } (a load spike on a shared machine shows in one window: read the sequence).`,
     ...(r.failed > 0 ? ["", `Failures: ${r.failed}, first: ${r.firstError ?? "?"}`] : [])
   ].join("\n")
   const targets: Array<Target> = [
