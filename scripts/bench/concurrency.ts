@@ -1,9 +1,12 @@
 /**
  * Benchmark 2: concurrency — N concurrent sends to 1 and to 100 cold sessions; resolve calls at the
- * backend (single-flight: one resolution per cold session), wall time, peak memory.
+ * backend (single-flight: one resolution per cold session), wall time, peak memory, sockets the server saw
+ * open at once. Its two target rows: 1,000 concurrent callers of one cold session against raw undici's 1,000
+ * requests, and a burst of 5,000 concurrent sends to 100 sessions against raw undici's 5,000 (both through a
+ * pool with the same per-origin limit). `connectionLimit` measures that burst at several limits.
  */
 import { runTask } from "./lib/child.js"
-import type { BenchContext, Section } from "./lib/context.js"
+import type { BenchContext, Section, Target } from "./lib/context.js"
 import { fmtBytes, fmtMs } from "./lib/stats.js"
 import { table } from "./lib/table.js"
 import type { SessionMode } from "./servers/minimalPlatform.js"
@@ -17,29 +20,95 @@ interface Scenario {
   readonly warm: boolean
   /** Resolve calls a single-flight client must make during the timed part. */
   readonly expectedResolves: number
+  /** Concurrent sends (default: the benchmark's). */
+  readonly sends?: number
+  /** See `ConcurrencyArgs.connections`. */
+  readonly connections?: number | undefined
+  /** The rows the targets compare. */
+  readonly role?: "cold-callers" | "burst"
 }
+
+/** The SDK's default per-origin connection limit (the floor's pool gets the same), when the SDK is built. */
+const sdkDefaultLimit = async (ctx: BenchContext): Promise<number | undefined> =>
+  ctx.sdkAvailable ? (await import("@mainsequence/a2a/node")).defaultMaxConnectionsPerOrigin : undefined
+
+const runScenario = (ctx: BenchContext, scenario: Scenario, defaults: {
+  readonly sends: number
+  readonly coldDelayMs: number
+  readonly retryAfterMs: number
+}) => {
+  const sends = scenario.sends ?? defaults.sends
+  ctx.log(
+    `concurrency: ${scenario.label}, ${sends} sends over ${scenario.sessions} session(s)${
+      scenario.connections === undefined ? "" : `, limit ${scenario.connections}`
+    }`
+  )
+  const args: ConcurrencyArgs = {
+    baseUrl: ctx.server.baseUrl,
+    client: scenario.client,
+    mode: scenario.mode,
+    sessions: scenario.sessions,
+    sends,
+    coldDelayMs: defaults.coldDelayMs,
+    retryAfterMs: defaults.retryAfterMs,
+    warm: scenario.warm,
+    connections: scenario.connections
+  }
+  return runTask<ConcurrencyResult>("concurrency", args, {
+    execArgv: ["--expose-gc"],
+    timeoutMs: ctx.short ? 60_000 : 240_000
+  })
+}
+
+const heapGrowth = (r: ConcurrencyResult) => r.memory.peakHeapUsed - r.memory.baselineHeapUsed
 
 export const concurrency = async (ctx: BenchContext): Promise<Section> => {
   const sends = ctx.short ? 100 : 1000
+  const burst = ctx.short ? 500 : 5000
   const many = ctx.short ? 10 : 100
   const coldDelayMs = ctx.short ? 50 : 200
   const retryAfterMs = ctx.short ? 100 : 250
+  const limit = await sdkDefaultLimit(ctx)
+  const limitLabel = limit === undefined ? "no limit" : `limit ${limit}`
   const scenarios: Array<Scenario> = [
     {
-      label: "floor: raw undici, ready, access known",
+      label: `floor: raw undici, ready, access known, ${limitLabel}`,
       client: "floor",
       mode: "ready",
       sessions: 1,
       warm: true,
-      expectedResolves: 0
+      expectedResolves: 0,
+      connections: limit,
+      role: "cold-callers"
     },
     {
-      label: "floor: raw undici, ready, access known",
+      label: `floor: raw undici, ready, access known, ${limitLabel}`,
       client: "floor",
       mode: "ready",
       sessions: many,
       warm: true,
-      expectedResolves: 0
+      expectedResolves: 0,
+      connections: limit
+    },
+    {
+      label: `floor: raw undici, ready, access known, ${limitLabel}`,
+      client: "floor",
+      mode: "ready",
+      sessions: many,
+      warm: true,
+      expectedResolves: 0,
+      sends: burst,
+      connections: limit,
+      role: "burst"
+    },
+    {
+      label: "floor: raw undici, ready, access known, no limit",
+      client: "floor",
+      mode: "ready",
+      sessions: many,
+      warm: true,
+      expectedResolves: 0,
+      sends: burst
     }
   ]
   if (ctx.sdkAvailable) {
@@ -59,7 +128,8 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         mode: "slow",
         sessions: 1,
         warm: false,
-        expectedResolves: 1
+        expectedResolves: 1,
+        role: "cold-callers"
       },
       {
         label: `ours: cold, first resolve held ${coldDelayMs} ms`,
@@ -84,30 +154,26 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         sessions: many,
         warm: false,
         expectedResolves: 2 * many
+      },
+      {
+        label: `ours: cold cache, ready (one resolve per session), ${limitLabel}`,
+        client: "ours",
+        mode: "ready",
+        sessions: many,
+        warm: false,
+        expectedResolves: many,
+        sends: burst,
+        role: "burst"
       }
     )
   }
   const results: Array<{ scenario: Scenario; result: ConcurrencyResult }> = []
-  // Short mode: one floor row and the two cold kinds over several sessions (each row is a process).
+  // Short mode: the rows the targets compare, and the cold kinds over several sessions (each row is a process).
   const chosen = ctx.short
-    ? scenarios.filter((s) => s.client === "floor" ? s.sessions === 1 : !s.warm && s.sessions > 1)
+    ? scenarios.filter((s) => s.role !== undefined || (s.client === "ours" && !s.warm && s.sessions > 1))
     : scenarios
   for (const scenario of chosen) {
-    ctx.log(`concurrency: ${scenario.label}, ${sends} sends over ${scenario.sessions} session(s)`)
-    const args: ConcurrencyArgs = {
-      baseUrl: ctx.server.baseUrl,
-      client: scenario.client,
-      mode: scenario.mode,
-      sessions: scenario.sessions,
-      sends,
-      coldDelayMs,
-      retryAfterMs,
-      warm: scenario.warm
-    }
-    results.push({
-      scenario,
-      result: await runTask<ConcurrencyResult>("concurrency", args, { timeoutMs: ctx.short ? 60_000 : 240_000 })
-    })
+    results.push({ scenario, result: await runScenario(ctx, scenario, { sends, coldDelayMs, retryAfterMs }) })
   }
   const rows = results.map(({ result: r, scenario: s }) => [
     s.label,
@@ -115,9 +181,10 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     `${r.ok}/${r.ok + r.failed}`,
     `${r.resolves} (${s.expectedResolves})`,
     s.sessions > 1 ? `${r.minResolvesPerSession}–${r.maxResolvesPerSession}` : String(r.maxResolvesPerSession),
+    String(r.peakSockets),
     fmtMs(r.wallMs),
     `${fmtBytes(r.memory.peakRss)} (+${fmtBytes(r.memory.peakRss - r.memory.baselineRss)})`,
-    `${fmtBytes(r.memory.peakHeapUsed)} (+${fmtBytes(r.memory.peakHeapUsed - r.memory.baselineHeapUsed)})`
+    `${fmtBytes(r.memory.peakHeapUsed)} (+${fmtBytes(heapGrowth(r))})`
   ])
   const errors = results.filter((r) => r.result.failed > 0).map((r) =>
     `${r.scenario.label}: ${r.result.firstError ?? "?"}`
@@ -130,6 +197,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         "ok",
         "resolve calls (single-flight)",
         "per session",
+        "peak sockets",
         "wall",
         "peak RSS (Δ)",
         "peak heapUsed (Δ)"
@@ -137,42 +205,201 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
       rows
     ),
     "",
-    `${sends} sends started at once (one process per row, fresh in-memory cache). Cold "held" = the backend holds a ` +
+    `${sends} sends started at once (${burst} in the burst rows; one process per row, \`node --expose-gc\`, ` +
+    `forced GCs before the timed part; fresh in-memory cache). Cold "held" = the backend holds a ` +
     `session's first resolve ${coldDelayMs} ms then admits; "waking" = transient \`waking\` with \`retry_after_ms\` ` +
-    `until ${coldDelayMs} ms after the first resolve, so a single-flight client makes exactly 2 resolve calls per session ` +
-    "(one transient, one ready). Memory sampled every 5 ms.",
+    `until ${coldDelayMs} ms after the first resolve, so a single-flight client makes exactly 2 resolve calls per ` +
+    "session (one transient, one ready). Memory sampled every 5 ms; Δ from the heap after the GCs. Peak sockets: " +
+    "client connections the platform saw open at once (backend and runtimes share its one origin).",
     ...(errors.length > 0 ? ["", "Failures: " + errors.join("; ")] : [])
   ].join("\n")
-  const oursCold = results.filter((r) => r.scenario.client === "ours" && !r.scenario.warm)
-  const targets = [
-    {
-      target: "one resolution per cold session under any concurrency",
-      met: oursCold.length === 0
-        ? undefined
-        : oursCold.every((r) => r.result.resolves === r.scenario.expectedResolves && r.result.failed === 0),
-      detail: oursCold.length === 0
-        ? "SDK not built"
-        : oursCold.map((r) => `${r.result.resolves}/${r.scenario.expectedResolves}`).join(", ")
-    },
-    {
-      target: `${sends} callers on cold sessions: peak heap growth ≤ 30 MiB`,
-      met: oursCold.length === 0
-        ? undefined
-        : oursCold.every((r) => r.result.memory.peakHeapUsed - r.result.memory.baselineHeapUsed <= 30 * 1024 * 1024),
-      detail: oursCold.length === 0
-        ? "SDK not built"
-        : oursCold.map((r) =>
-          `${r.scenario.sessions} session(s): +${
-            fmtBytes(r.result.memory.peakHeapUsed - r.result.memory.baselineHeapUsed)
-          }`
-        ).join(", ")
-    }
+  const oursCold = results.filter((r) =>
+    r.scenario.client === "ours" && !r.scenario.warm && r.scenario.mode !== "ready"
+  )
+  const pick = (client: "ours" | "floor", role: Scenario["role"]) =>
+    results.find((r) =>
+      r.scenario.client === client && r.scenario.role === role && r.scenario.connections === (
+          client === "floor" ? limit : undefined
+        )
+    )
+  const targets: Array<Target> = []
+  const callersOurs = pick("ours", "cold-callers")
+  const callersFloor = pick("floor", "cold-callers")
+  if (callersOurs !== undefined && callersFloor !== undefined) {
+    const ours = heapGrowth(callersOurs.result)
+    const floor = heapGrowth(callersFloor.result)
+    const n = callersOurs.scenario.sends ?? sends
+    targets.push(
+      {
+        target: `${n} concurrent callers of one cold session: peak heap growth ÷ raw undici's`,
+        met: callersOurs.result.failed === 0 && ours <= 2 * floor,
+        detail: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
+        figure: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
+        goal: "≤ 2× raw undici's",
+        ratio: ours / (2 * floor)
+      },
+      {
+        target: `${n} concurrent callers of one cold session: peak heap growth`,
+        met: callersOurs.result.failed === 0 && ours <= 30 * 1024 * 1024,
+        detail: `+${fmtBytes(ours)}`,
+        figure: `+${fmtBytes(ours)}`,
+        goal: "≤ 30 MiB",
+        ratio: ours / (30 * 1024 * 1024)
+      },
+      {
+        target: `${n} concurrent callers of one cold session: resolve sequences`,
+        met: callersOurs.result.resolves === 1 && callersOurs.result.failed === 0,
+        detail: `${callersOurs.result.resolves} resolve(s)`,
+        figure: `${callersOurs.result.resolves} resolve(s)`,
+        goal: "exactly 1",
+        ratio: callersOurs.result.resolves
+      }
+    )
+  }
+  const burstOurs = pick("ours", "burst")
+  const burstFloor = pick("floor", "burst")
+  if (burstOurs !== undefined && burstFloor !== undefined) {
+    const ours = heapGrowth(burstOurs.result)
+    const floor = heapGrowth(burstFloor.result)
+    targets.push(
+      {
+        target: `${burst} concurrent sends to ${many} sessions: peak heap growth ÷ raw undici's`,
+        met: burstOurs.result.failed === 0 && ours <= 2 * floor,
+        detail: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
+        figure: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
+        goal: "≤ 2× raw undici's (same limit)",
+        ratio: ours / (2 * floor)
+      },
+      {
+        target: `${burst} concurrent sends to ${many} sessions: open sockets`,
+        met: limit === undefined ? undefined : burstOurs.result.peakSockets <= limit,
+        detail: `peak ${burstOurs.result.peakSockets}`,
+        figure: `peak ${burstOurs.result.peakSockets}`,
+        goal: `≤ the limit (${limit ?? "?"})`,
+        ratio: burstOurs.result.peakSockets / (limit ?? Number.NaN)
+      }
+    )
+  }
+  targets.push({
+    target: "one resolution per cold session under any concurrency",
+    met: oursCold.length === 0
+      ? undefined
+      : oursCold.every((r) => r.result.resolves === r.scenario.expectedResolves && r.result.failed === 0),
+    detail: oursCold.length === 0
+      ? "SDK not built"
+      : oursCold.map((r) => `${r.result.resolves}/${r.scenario.expectedResolves}`).join(", "),
+    figure: oursCold.map((r) => `${r.result.resolves}/${r.scenario.expectedResolves}`).join(", "),
+    goal: "resolves = expected, every row"
+  })
+  const chart = [
+    ...(callersOurs !== undefined && callersFloor !== undefined
+      ? [{
+        title: `peak heap growth, ${callersOurs.scenario.sends ?? sends} callers of one cold session`,
+        unit: "bytes" as const,
+        bars: [
+          { label: "ours", value: heapGrowth(callersOurs.result) },
+          { label: "floor", value: heapGrowth(callersFloor.result) }
+        ],
+        limit: { label: "2× floor", value: 2 * heapGrowth(callersFloor.result) }
+      }]
+      : []),
+    ...(burstOurs !== undefined && burstFloor !== undefined
+      ? [{
+        title: `peak heap growth, burst of ${burst} sends to ${many} sessions`,
+        unit: "bytes" as const,
+        bars: [
+          { label: "ours", value: heapGrowth(burstOurs.result) },
+          { label: "floor", value: heapGrowth(burstFloor.result) }
+        ],
+        limit: { label: "2× floor", value: 2 * heapGrowth(burstFloor.result) }
+      }]
+      : [])
   ]
   return {
     id: "concurrency",
-    title: `2. Concurrency (${sends} concurrent sends)`,
+    title: `2. Concurrency (${sends} concurrent sends; bursts of ${burst})`,
     body,
     data: results,
-    targets
+    targets,
+    chart
+  }
+}
+
+/**
+ * The burst (5,000 concurrent sends to 100 cold sessions, one process per row) through ours at several
+ * per-origin limits, and raw undici without one: what chose the Node layer's default.
+ */
+export const connectionLimit = async (ctx: BenchContext): Promise<Section> => {
+  if (!ctx.sdkAvailable) {
+    return {
+      id: "connection-limit",
+      title: "2b. Connection limit",
+      body: "SDK not built.",
+      data: undefined,
+      targets: []
+    }
+  }
+  const burst = ctx.short ? 300 : 5000
+  const many = ctx.short ? 10 : 100
+  const limits = ctx.short ? [16] : [16, 32, 64, 128, 256, 100_000]
+  const repeats = ctx.short ? 1 : Number(process.env.BENCH_LIMIT_REPEATS ?? 2)
+  const defaults = { sends: burst, coldDelayMs: 200, retryAfterMs: 250 }
+  const results: Array<{ client: "ours" | "floor"; limit: number; runs: Array<ConcurrencyResult> }> = []
+  for (const client of ["floor", "ours"] as const) {
+    for (const limit of limits) {
+      const runs: Array<ConcurrencyResult> = []
+      for (let i = 0; i < repeats; i++) {
+        runs.push(
+          await runScenario(ctx, {
+            label: `${client}, limit ${limit}`,
+            client,
+            mode: "ready",
+            sessions: many,
+            warm: client === "floor",
+            expectedResolves: client === "floor" ? 0 : many,
+            connections: limit
+          }, defaults)
+        )
+      }
+      results.push({ client, limit, runs })
+    }
+  }
+  const med = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) / 2)] ?? NaN
+  const rows = results.map(({ client, limit, runs }) => [
+    client === "ours" ? "ours (cold cache)" : "floor: raw undici (access known)",
+    limit >= 100_000 ? "none (100,000)" : String(limit),
+    `${runs.reduce((n, r) => n + r.ok, 0)}/${runs.reduce((n, r) => n + r.ok + r.failed, 0)}`,
+    String(Math.max(...runs.map((r) => r.peakSockets))),
+    runs.map((r) => fmtMs(r.wallMs)).join(", "),
+    `+${fmtBytes(med(runs.map(heapGrowth)))}`,
+    runs.map((r) => `+${fmtBytes(heapGrowth(r))}`).join(", "),
+    `+${fmtBytes(med(runs.map((r) => r.memory.peakRss - r.memory.baselineRss)))}`
+  ])
+  const body = [
+    table(
+      [
+        "client",
+        "limit per origin",
+        "ok",
+        "peak sockets",
+        "wall (each run)",
+        "peak heap Δ (median)",
+        "each run",
+        "peak RSS Δ"
+      ],
+      rows
+    ),
+    "",
+    `${burst} concurrent sends to ${many} sessions at each per-origin limit, ${repeats} run(s) each, one process per ` +
+    "run (`node --expose-gc`): ours from a cold cache (mode `ready`: one resolve per session) with " +
+    "`maxConnectionsPerOrigin`, and raw undici (access known, no resolve) with `Agent({ connections })`: what the " +
+    "pool limit itself does to the burst."
+  ]
+  return {
+    id: "connection-limit",
+    title: `2b. Connection limit: a burst of ${burst} sends at several per-origin limits`,
+    body: body.join("\n"),
+    data: results,
+    targets: []
   }
 }

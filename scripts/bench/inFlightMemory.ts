@@ -6,7 +6,7 @@
  * measures only those sides.
  */
 import { runTask } from "./lib/child.js"
-import type { BenchContext, Section } from "./lib/context.js"
+import type { BenchContext, Section, Target } from "./lib/context.js"
 import { fmtBytes, fmtRatio } from "./lib/stats.js"
 import { table } from "./lib/table.js"
 import type { SideName } from "./sides/index.js"
@@ -86,14 +86,27 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
     "backend holds (mode `slow`); measured while all N wait on it, before any send."
   ].join("\n")
   const ours = results.find((r) => r.side === "ours")
-  const targets = [{
-    target: "heap per call in flight ≤ 2× the floor's",
+  const targets: Array<Target> = [{
+    target: "warm send: heap per call in flight ÷ raw floor's",
     met: ours === undefined || floor === undefined ? undefined : ours.heapPerCall <= 2 * floor.heapPerCall,
     detail: ours === undefined || floor === undefined
       ? "SDK not built"
       : `${fmtBytes(ours.heapPerCall)} vs ${fmtBytes(floor.heapPerCall)} (${
         fmtRatio(ours.heapPerCall / floor.heapPerCall)
-      })`
+      })`,
+    figure: ours === undefined || floor === undefined
+      ? "SDK not built"
+      : `${fmtBytes(ours.heapPerCall)} vs ${fmtBytes(floor.heapPerCall)}`,
+    goal: "≤ 2× floor's",
+    ratio: (ours?.heapPerCall ?? NaN) / (2 * (floor?.heapPerCall ?? NaN))
   }]
-  return { id: "memory-in-flight", title: "4b. Heap per call in flight", body, data: { results, cold }, targets }
+  const chart = [{
+    title: `heap per call in flight (${inFlight.toLocaleString("en-US")} held)`,
+    unit: "bytes" as const,
+    bars: [ours, official, floor].flatMap((r, i) =>
+      r === undefined ? [] : [{ label: ["ours", "official", "floor"][i] ?? "", value: r.heapPerCall }]
+    ),
+    limit: floor === undefined ? undefined : { label: "2× floor", value: 2 * floor.heapPerCall }
+  }]
+  return { id: "memory-in-flight", title: "4b. Heap per call in flight", body, data: { results, cold }, targets, chart }
 }

@@ -4,7 +4,7 @@
  * and without Effect's tracer.
  */
 import { runTask } from "./lib/child.js"
-import type { BenchContext, Section } from "./lib/context.js"
+import type { BenchContext, Section, Target } from "./lib/context.js"
 import { fmtMs, fmtRatio, fmtUs } from "./lib/stats.js"
 import { table } from "./lib/table.js"
 import type { SideName } from "./sides/index.js"
@@ -38,9 +38,12 @@ const rowsOf = (result: PerSendResult) => {
 }
 
 export const perSend = async (ctx: BenchContext): Promise<Section> => {
-  const sides: Array<SideName> = ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"]
+  // BENCH_PER_SEND_SIDES=floor,official,ours,ours-notracer measures only those (and skips the diagnostic run).
+  const chosen = process.env.BENCH_PER_SEND_SIDES?.split(",").filter((s) => s !== "") as Array<SideName> | undefined
+  const sides: Array<SideName> = chosen ??
+    (ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"])
   const result = await runSides(ctx, sides)
-  const diag = ctx.sdkAvailable && !ctx.short
+  const diag = ctx.sdkAvailable && !ctx.short && chosen === undefined
     ? await runSides(ctx, ["floor", "lean-http", "effect-http", "effect-http-notracer", "ours", "ours-notracer"])
     : undefined
   const p = params(ctx.short)
@@ -71,21 +74,57 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
   const official = result.sides.find((s) => s.side === "official")
   const ours = result.sides.find((s) => s.side === "ours")
   const ratio = (a: number | undefined, b: number | undefined) => (a ?? NaN) / (b ?? NaN)
-  const targets = [
+  const oMed = ours?.latencyMs.median ?? NaN
+  const fMed = floor?.latencyMs.median ?? NaN
+  const offMed = official?.latencyMs.median ?? NaN
+  const notBuilt = ours === undefined
+  const targets: Array<Target> = [
     {
-      target: "per-send median ≤ 2× raw floor",
-      met: ours === undefined ? undefined : ours.latencyMs.median <= 2 * (floor?.latencyMs.median ?? NaN),
-      detail: ours === undefined ? "SDK not built" : fmtRatio(ratio(ours.latencyMs.median, floor?.latencyMs.median))
+      target: "warm send: median latency ÷ @a2a-js/sdk's",
+      met: notBuilt ? undefined : oMed < offMed,
+      detail: notBuilt ? "SDK not built" : fmtRatio(ratio(oMed, offMed)),
+      figure: notBuilt ? "SDK not built" : `${fmtMs(oMed)} vs ${fmtMs(offMed)}`,
+      goal: "< official's (ratio < 1)",
+      ratio: ratio(oMed, offMed)
     },
     {
-      target: "per-send median latency below @a2a-js/sdk",
-      met: ours === undefined ? undefined : ours.latencyMs.median < (official?.latencyMs.median ?? NaN),
-      detail: ours === undefined ? "SDK not built" : fmtRatio(ratio(ours.latencyMs.median, official?.latencyMs.median))
-    },
-    {
-      target: "per-send CPU below @a2a-js/sdk",
+      target: "warm send: CPU per send ÷ @a2a-js/sdk's",
       met: ours === undefined ? undefined : ours.cpuUsPerSend < (official?.cpuUsPerSend ?? NaN),
-      detail: ours === undefined ? "SDK not built" : fmtRatio(ratio(ours.cpuUsPerSend, official?.cpuUsPerSend))
+      detail: ours === undefined ? "SDK not built" : fmtRatio(ratio(ours.cpuUsPerSend, official?.cpuUsPerSend)),
+      figure: ours === undefined
+        ? "SDK not built"
+        : `${fmtUs(ours.cpuUsPerSend)} vs ${fmtUs(official?.cpuUsPerSend ?? NaN)}`,
+      goal: "< official's (ratio < 1)",
+      ratio: ratio(ours?.cpuUsPerSend, official?.cpuUsPerSend)
+    },
+    {
+      target: "warm send: median latency ÷ raw floor's",
+      met: notBuilt ? undefined : oMed <= 2 * fMed,
+      detail: notBuilt ? "SDK not built" : fmtRatio(ratio(oMed, fMed)),
+      figure: notBuilt ? "SDK not built" : `${fmtMs(oMed)} vs ${fmtMs(fMed)}`,
+      goal: "≤ 2× floor's",
+      ratio: ratio(oMed, 2 * fMed)
+    }
+  ]
+  const bar = (label: string, v: number | undefined) => v === undefined ? [] : [{ label, value: v }]
+  const chart = [
+    {
+      title: "warm send: median latency",
+      unit: "ms" as const,
+      bars: [
+        ...bar("ours", ours?.latencyMs.median),
+        ...bar("official", official?.latencyMs.median),
+        ...bar("floor", floor?.latencyMs.median)
+      ]
+    },
+    {
+      title: "warm send: CPU per send",
+      unit: "µs" as const,
+      bars: [
+        ...bar("ours", ours?.cpuUsPerSend),
+        ...bar("official", official?.cpuUsPerSend),
+        ...bar("floor", floor?.cpuUsPerSend)
+      ]
     }
   ]
   return {
@@ -93,6 +132,7 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
     title: "1. Per-send overhead (warm access cache)",
     body,
     data: { main: result, diagnostics: diag },
-    targets
+    targets,
+    chart
   }
 }

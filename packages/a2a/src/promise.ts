@@ -62,6 +62,13 @@ export interface MakeA2AClientOptions {
   readonly username?: string | undefined
   /** The largest answer the client reads, in bytes (default 64 MiB). */
   readonly maxResponseBytes?: number | undefined
+  /**
+   * The most connections open at once to one origin (default `A2ANode.defaultMaxConnectionsPerOrigin`, 64);
+   * a send beyond it waits for a connection inside its own budget (see `A2ANode.layerHttpClientWith`).
+   *
+   * @since 0.2.0
+   */
+  readonly maxConnectionsPerOrigin?: number | undefined
 }
 
 /**
@@ -128,12 +135,13 @@ export interface PromiseA2AClient {
 const redacted = (token: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(token) ? token : Redacted.make(token)
 
-const toClientOptions = (options: MakeA2AClientOptions): A2AClient.A2AClientOptions => ({
+const toClientOptions = (options: MakeA2AClientOptions): A2ANode.NodeLayerOptions => ({
   backendUrl: options.backendUrl,
   accessToken: redacted(options.accessToken),
   refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
   username: options.username,
-  maxResponseBytes: options.maxResponseBytes
+  maxResponseBytes: options.maxResponseBytes,
+  maxConnectionsPerOrigin: options.maxConnectionsPerOrigin
 })
 
 const interruptedReason = (signal: AbortSignal | undefined): unknown =>

@@ -24,7 +24,29 @@ export interface Section {
   /** Raw numbers, for the JSON report. */
   readonly data: unknown
   /** Target checks: description, met? (undefined = not measured). */
-  readonly targets: ReadonlyArray<
-    { readonly target: string; readonly met: boolean | undefined; readonly detail: string }
-  >
+  readonly targets: ReadonlyArray<Target>
+  /** Panels of the chart (docs/benchmarks.svg): ours against the official client and the floor. */
+  readonly chart?: ReadonlyArray<ChartPanel>
+}
+
+export interface Target {
+  /** What is judged (the row and the quantity). */
+  readonly target: string
+  readonly met: boolean | undefined
+  /** Free text: the numbers behind the verdict. */
+  readonly detail: string
+  /** This run's figure, formatted. */
+  readonly figure?: string
+  /** The target, formatted (`≤ 100 B`, `< official's 1.10 ms`). */
+  readonly goal?: string
+  /** Figure ÷ the target's bound (≤ 1 is within it), when the target is a bound. */
+  readonly ratio?: number
+}
+
+export interface ChartPanel {
+  readonly title: string
+  readonly unit: "ms" | "µs" | "bytes" | "count" | "per-s"
+  readonly bars: ReadonlyArray<{ readonly label: string; readonly value: number }>
+  /** The target's bound, drawn as a line. */
+  readonly limit?: { readonly label: string; readonly value: number } | undefined
 }

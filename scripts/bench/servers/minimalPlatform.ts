@@ -13,8 +13,11 @@
  * Independently of the mode, `holdSends: true` makes the runtime accept each `message:send` (checked as
  * usual) and hold its answer until `holdSends: false` is configured again, which answers every held send:
  * N calls in flight for as long as a benchmark needs (`held` in the stats counts them).
- * `GET /__bench/stats` → `{ resolves, resolvesBySession, sends, rejected, held }`; `POST /__bench/reset` clears
- * the counters.
+ * `expiresInMs` sets how far ahead the ready answer's `expires_at` is (default an hour; the SDK keeps an access
+ * until `expires_at` − 30 s, so 31 s makes an access valid about a second).
+ * `GET /__bench/stats` → `{ resolves, resolvesBySession, sends, rejected, held, clientSockets, peakClientSockets }`;
+ * `POST /__bench/reset` clears the counters (and sets the socket peak to the sockets open now). Client sockets
+ * are the connections that carried a request other than `/__bench/*` (the admin calls' own are not counted).
  */
 import { randomUUID } from "node:crypto"
 import * as http from "node:http"
@@ -27,6 +30,7 @@ export interface Configure {
   readonly coldDelayMs?: number
   readonly retryAfterMs?: number
   readonly holdSends?: boolean
+  readonly expiresInMs?: number
 }
 
 export interface Stats {
@@ -36,6 +40,9 @@ export interface Stats {
   readonly rejected: number
   /** Sends accepted and not answered yet (`holdSends`). */
   readonly held: number
+  /** Client connections open now, and the most open at once since the last reset. */
+  readonly clientSockets: number
+  readonly peakClientSockets: number
 }
 
 export const USER_TOKEN = "bench-user-token"
@@ -67,7 +74,16 @@ export interface MinimalPlatform {
 }
 
 export const startMinimalPlatform = async (options: { readonly port?: number } = {}): Promise<MinimalPlatform> => {
-  let config: Required<Configure> = { mode: "ready", coldDelayMs: 200, retryAfterMs: 250, holdSends: false }
+  let config: Required<Configure> = {
+    mode: "ready",
+    coldDelayMs: 200,
+    retryAfterMs: 250,
+    holdSends: false,
+    expiresInMs: 3600_000
+  }
+  let clientSockets = 0
+  let peakClientSockets = 0
+  const counted = new WeakSet<object>()
   let held: Array<() => void> = []
   const sessions = new Map<string, SessionState>()
   const services = new Map<string, string>() // serviceUid -> session uid
@@ -105,7 +121,7 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
     mode: "token",
     rpc_url: `${baseUrl}/runtimes/${s.serviceUid}/`,
     token: `rt-${s.serviceUid}`,
-    expires_at: new Date(Date.now() + 3600_000).toISOString(),
+    expires_at: new Date(Date.now() + config.expiresInMs).toISOString(),
     runtime_paths: { a2a: "/api/a2a/v1" },
     runtime_interaction: { state: "ready", can_submit: true, notice: null, operation: null, retry_after_ms: null },
     runtime_presence: {
@@ -219,6 +235,13 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
 
   const server = http.createServer((req, res) => {
     const url = req.url ?? "/"
+    const socket = req.socket
+    if (!url.startsWith("/__bench/") && !counted.has(socket)) {
+      counted.add(socket)
+      clientSockets++
+      if (clientSockets > peakClientSockets) peakClientSockets = clientSockets
+      socket.once("close", () => clientSockets--)
+    }
     const handle = async () => {
       if (
         req.method === "POST" && url.startsWith("/api/v1/agent-sessions/") && url.endsWith("/resolve-runtime-access/")
@@ -238,7 +261,15 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
       }
       if (url === "/__bench/stats") {
         await readBody(req)
-        const stats: Stats = { resolves, resolvesBySession, sends, rejected, held: held.length }
+        const stats: Stats = {
+          resolves,
+          resolvesBySession,
+          sends,
+          rejected,
+          held: held.length,
+          clientSockets,
+          peakClientSockets
+        }
         return json(res, 200, stats)
       }
       if (url === "/__bench/reset" && req.method === "POST") {
@@ -247,6 +278,7 @@ export const startMinimalPlatform = async (options: { readonly port?: number } =
         resolvesBySession = {}
         sends = 0
         rejected = 0
+        peakClientSockets = clientSockets
         return json(res, 200, {})
       }
       if (url === "/__bench/configure" && req.method === "POST") {

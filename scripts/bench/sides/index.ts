@@ -12,25 +12,33 @@ export type SideName =
   | "effect-http"
   | "effect-http-notracer"
   | "lean-http"
+  | "ours-from"
 
-export const makeSide = async (name: SideName, target: Target): Promise<Side> => {
+/** Options of the sides that have them (ours: the Node layer's per-origin connection limit). */
+export interface SideOptions {
+  readonly maxConnectionsPerOrigin?: number | undefined
+}
+
+export const makeSide = async (name: SideName, target: Target, options: SideOptions = {}): Promise<Side> => {
   switch (name) {
     case "floor":
       return (await import("./floor.js")).makeFloor(target)
     case "official":
       return (await import("./official.js")).makeOfficial(target)
     case "ours":
-      return (await import("./ours.js")).makeOurs(target, "promise")
+      return (await import("./ours.js")).makeOurs(target, "promise", options)
     case "ours-effect":
-      return (await import("./ours.js")).makeOurs(target, "effect")
+      return (await import("./ours.js")).makeOurs(target, "effect", options)
     case "ours-notracer":
-      return (await import("./ours.js")).makeOurs(target, "promise", { tracer: false })
+      return (await import("./ours.js")).makeOurs(target, "promise", { ...options, tracer: false })
     case "effect-http":
       return (await import("./effectHttp.js")).makeEffectHttp(target, true)
     case "effect-http-notracer":
       return (await import("./effectHttp.js")).makeEffectHttp(target, false)
     case "lean-http":
       return (await import("./effectHttp.js")).makeEffectHttp(target, true, "lean")
+    case "ours-from":
+      return (await import("./oursFrom.js")).makeOursFrom(target)
     default:
       throw new Error(`unknown side ${name}`)
   }

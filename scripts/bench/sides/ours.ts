@@ -7,7 +7,7 @@
  *   pays, Promise boundary included.
  * - mode `effect`: the sends run inside one Effect program (an Effect caller's cost).
  */
-import { A2AClient } from "@mainsequence/a2a"
+import { A2AClient, type RuntimeAccessCache } from "@mainsequence/a2a"
 import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -16,18 +16,40 @@ import * as Redacted from "effect/Redacted"
 import { USER_TOKEN } from "../servers/minimalPlatform.js"
 import { MESSAGE_TEXT, type Side, type Target } from "./side.js"
 
+export interface OursOptions {
+  /** The Node layer's per-origin connection limit (default: the SDK's). */
+  readonly maxConnectionsPerOrigin?: number | undefined
+  /** An access cache of the benchmark's own (default: the Node layer's in-memory one). */
+  readonly cache?: Layer.Layer<RuntimeAccessCache.RuntimeAccessCache> | undefined
+}
+
 /** The client layer the benchmarks use: Node (undici) HTTP, a fresh in-memory access cache. */
-export const oursLayer = (backendUrl: string) => A2ANode.layer({ backendUrl, accessToken: Redacted.make(USER_TOKEN) })
+export const oursLayer = (
+  backendUrl: string,
+  options: OursOptions = {}
+): Layer.Layer<A2AClient.A2AClient> => {
+  const clientOptions = { backendUrl, accessToken: Redacted.make(USER_TOKEN) }
+  if (options.cache === undefined) {
+    return A2ANode.layer({ ...clientOptions, maxConnectionsPerOrigin: options.maxConnectionsPerOrigin })
+  }
+  return A2AClient.layer(clientOptions).pipe(
+    Layer.provide(
+      Layer.merge(
+        A2ANode.layerHttpClientWith({ maxConnectionsPerOrigin: options.maxConnectionsPerOrigin }),
+        options.cache
+      )
+    )
+  )
+}
 
 export const makeOurs = async (
   target: Target,
   mode: "promise" | "effect",
-  options: { readonly tracer?: boolean } = {}
+  options: { readonly tracer?: boolean; readonly maxConnectionsPerOrigin?: number | undefined } = {}
 ): Promise<Side> => {
   const tracer = options.tracer ?? true
-  const runtime = ManagedRuntime.make(
-    tracer ? oursLayer(target.baseUrl) : Layer.merge(oursLayer(target.baseUrl), Layer.setTracerEnabled(false))
-  )
+  const layer = oursLayer(target.baseUrl, { maxConnectionsPerOrigin: options.maxConnectionsPerOrigin })
+  const runtime = ManagedRuntime.make(tracer ? layer : Layer.merge(layer, Layer.setTracerEnabled(false)))
   const client = await runtime.runPromise(A2AClient.A2AClient)
   const check = (answer: { readonly role: string; readonly contextId?: string | null | undefined }) => {
     if (answer.role !== "ROLE_AGENT" || answer.contextId !== target.sessionUid) {

@@ -20,6 +20,9 @@ export interface ConcurrencyArgs {
   readonly coldDelayMs: number
   readonly retryAfterMs: number
   readonly warm: boolean
+  /** Per-origin connection limit: undici's `connections` for the floor, `maxConnectionsPerOrigin` for ours
+   * (undefined: the floor has none, ours the SDK's default). */
+  readonly connections?: number | undefined
 }
 
 export interface ConcurrencyResult {
@@ -32,10 +35,12 @@ export interface ConcurrencyResult {
   readonly minResolvesPerSession: number
   readonly runtimeSends: number
   readonly memory: MemoryPeaks
+  /** The most client connections the server saw open at once during the timed part. */
+  readonly peakSockets: number
 }
 
 const floorSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
-  const agent = new Agent()
+  const agent = new Agent(args.connections === undefined ? {} : { connections: args.connections })
   const access = new Map<string, { origin: string; path: string; token: string }>()
   for (const uid of uids) {
     const a = await admin.runtime(args.baseUrl, uid)
@@ -80,7 +85,7 @@ const oursSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => 
     import("effect/ManagedRuntime"),
     import("../sides/ours.js")
   ])
-  const runtime = ManagedRuntime.make(oursLayer(args.baseUrl))
+  const runtime = ManagedRuntime.make(oursLayer(args.baseUrl, { maxConnectionsPerOrigin: args.connections }))
   const client = await runtime.runPromise(A2AClient.A2AClient)
   const sendOne = (uid: string) => runtime.runPromise(client.sendA2AMessage(uid, { message: MESSAGE_TEXT }))
   if (args.warm) { for (const uid of uids) await sendOne(uid) }
@@ -99,6 +104,14 @@ export const run = async (args: ConcurrencyArgs): Promise<ConcurrencyResult> => 
   const uids = Array.from({ length: args.sessions }, () => randomUUID())
   const sides = args.client === "ours" ? await oursSends(args, uids) : await floorSends(args, uids)
   await admin.reset(args.baseUrl)
+  await admin.stats(args.baseUrl)
+  const gc = (globalThis as { gc?: () => void }).gc
+  if (gc !== undefined) {
+    for (let i = 0; i < 3; i++) {
+      gc()
+      await new Promise((r) => setImmediate(r))
+    }
+  }
   const sampler = startMemorySampler(5)
   const t0 = performance.now()
   const settled = await sides.run()
@@ -118,6 +131,7 @@ export const run = async (args: ConcurrencyArgs): Promise<ConcurrencyResult> => 
     maxResolvesPerSession: Math.max(...perSession),
     minResolvesPerSession: Math.min(...perSession),
     runtimeSends: stats.sends,
-    memory
+    memory,
+    peakSockets: stats.peakClientSockets
   }
 }

@@ -56,13 +56,20 @@ export const run = async (args: InFlightMemoryArgs): Promise<InFlightMemoryResul
   const sessionUid = randomUUID()
   const access = await admin.runtime(args.baseUrl, sessionUid)
   const target = { baseUrl: args.baseUrl, sessionUid, userToken: "", rpcUrl: access.rpcUrl, runtimeToken: access.token }
-  const side: Side = await (await import("../sides/index.js")).makeSide(args.side, target)
+  // Every held call on a connection of its own, as the floor's and the official client's (their pools have no
+  // limit): ours gets a per-origin limit of N (with its default, the calls past it would wait in the pool).
+  const sideOptions = { maxConnectionsPerOrigin: args.inFlight }
+  const side: Side = await (await import("../sides/index.js")).makeSide(args.side, target, sideOptions)
   await side.block(args.warmup, [])
   let measured = side
   if (args.cold !== undefined) {
     await admin.configure(args.baseUrl, { mode: "slow", coldDelayMs: args.cold.coldDelayMs })
     const coldUid = randomUUID()
-    measured = await (await import("../sides/index.js")).makeSide(args.side, { ...target, sessionUid: coldUid })
+    measured = await (await import("../sides/index.js")).makeSide(
+      args.side,
+      { ...target, sessionUid: coldUid },
+      sideOptions
+    )
   } else {
     await admin.configure(args.baseUrl, { holdSends: true })
   }

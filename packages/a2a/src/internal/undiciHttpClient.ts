@@ -322,11 +322,15 @@ const dispatch = (
 
 /**
  * A lean `HttpClient` on undici. The call's connect limit (if any) becomes undici's connect timeout, with
- * one dispatcher per limit so connections are reused across calls with the same limit.
+ * one dispatcher per limit so connections are reused across calls with the same limit; each of those is an
+ * `Agent` made with `agentOptions` (e.g. `connections`, the per-origin connection limit), like `base`.
  *
  * @internal
  */
-export const make = (base: Undici.Dispatcher): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
+export const make = (
+  base: Undici.Dispatcher,
+  agentOptions: Undici.Agent.Options = {}
+): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatchers = new Map<number, Undici.Dispatcher>()
     yield* Effect.addFinalizer(() =>
@@ -339,7 +343,7 @@ export const make = (base: Undici.Dispatcher): Effect.Effect<HttpClient.HttpClie
       const millis = Math.max(1, Math.ceil(Duration.toMillis(connect.value)))
       const existing = dispatchers.get(millis)
       if (existing !== undefined) return existing
-      const dispatcher = new Undici.Agent({ connect: { timeout: millis } })
+      const dispatcher = new Undici.Agent({ ...agentOptions, connect: { timeout: millis } })
       dispatchers.set(millis, dispatcher)
       return dispatcher
     }

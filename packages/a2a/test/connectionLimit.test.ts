@@ -1,0 +1,260 @@
+// The Node layer's per-origin connection limit, over real sockets on 127.0.0.1: a small platform (the backend's
+// resolve route and a runtime's `message:send` on one origin) that counts the sockets open at once and holds
+// each answer as long as the message asks ("hold:<ms>").
+import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import { randomUUID } from "node:crypto"
+import * as Http from "node:http"
+import * as A2AClient from "../src/A2AClient.js"
+import * as Node from "../src/node.js"
+
+const userToken = "connection-limit-user-token"
+const runtimeToken = "connection-limit-runtime-token"
+
+interface Platform {
+  readonly url: string
+  /** Sockets open now, and the most open at once since the last `resetPeak`. */
+  readonly sockets: { open: number; peak: number; total: number }
+  readonly resetPeak: () => void
+  readonly sends: { received: number; answered: number }
+}
+
+const readBody = (req: Http.IncomingMessage): Promise<string> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => resolve(Buffer.concat(chunks).toString()))
+    req.on("error", reject)
+  })
+
+const json = (res: Http.ServerResponse, status: number, body: unknown, contentType = "application/json") => {
+  const bytes = Buffer.from(JSON.stringify(body))
+  res.writeHead(status, { "content-type": contentType, "content-length": bytes.length })
+  res.end(bytes)
+}
+
+const platform = Effect.map(
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: Http.Server; readonly state: Omit<Platform, "url"> }>((resume) => {
+      const sockets = { open: 0, peak: 0, total: 0 }
+      const sends = { received: 0, answered: 0 }
+      let baseUrl = ""
+      const server = Http.createServer((req, res) => {
+        void readBody(req).then((body) => {
+          const url = req.url ?? ""
+          if (url.startsWith("/api/v1/agent-sessions/") && url.endsWith("/resolve-runtime-access/")) {
+            if (req.headers.authorization !== `Bearer ${userToken}`) return json(res, 401, { detail: "no" })
+            return json(res, 200, {
+              coding_agent_service_uid: "3f5c2a1e-8b7d-4c6e-9a0f-1b2c3d4e5f60",
+              mode: "token",
+              rpc_url: `${baseUrl}/runtime/`,
+              token: runtimeToken,
+              expires_at: new Date(Date.now() + 3_600_000).toISOString(),
+              runtime_paths: { a2a: "/api/a2a/v1" },
+              runtime_interaction: {
+                state: "ready",
+                can_submit: true,
+                notice: null,
+                operation: null,
+                retry_after_ms: null
+              },
+              runtime_presence: {
+                phase: "serving",
+                replicas: { desired: 1, actual: 1 },
+                detail: "serving",
+                observed_at: new Date().toISOString(),
+                wake: null
+              }
+            })
+          }
+          if (url === "/runtime/api/a2a/v1/message:send" && req.method === "POST") {
+            if (req.headers.authorization !== `Bearer ${runtimeToken}`) return json(res, 401, {})
+            sends.received++
+            const message = (JSON.parse(body) as {
+              message: { contextId: string; parts: ReadonlyArray<{ text: string }> }
+            }).message
+            const hold = /^hold:(\d+)$/.exec(message.parts[0]?.text ?? "")
+            const answer = () => {
+              sends.answered++
+              json(res, 200, {
+                message: {
+                  messageId: `reply-${sends.answered}`,
+                  role: "ROLE_AGENT",
+                  contextId: message.contextId,
+                  parts: [{ text: "done" }]
+                }
+              }, "application/a2a+json")
+            }
+            return hold === null ? answer() : void setTimeout(answer, Number(hold[1]))
+          }
+          return json(res, 404, { detail: "Not found." })
+        })
+      })
+      server.on("connection", (socket) => {
+        sockets.open++
+        sockets.total++
+        if (sockets.open > sockets.peak) sockets.peak = sockets.open
+        socket.once("close", () => sockets.open--)
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address()
+        baseUrl = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+        resume(Effect.succeed({
+          server,
+          state: {
+            sockets,
+            sends,
+            resetPeak: () => {
+              sockets.peak = sockets.open
+            }
+          }
+        }))
+      })
+    }),
+    ({ server }) =>
+      Effect.async<unknown>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ),
+  ({ server, state }): Platform => {
+    const address = server.address()
+    return { url: `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`, ...state }
+  }
+)
+
+// The layer lives as long as the test's scope (an `Effect.provide` around the lookup would close its pool at once).
+const clientOn = (url: string, maxConnectionsPerOrigin?: number) =>
+  Effect.map(
+    Layer.build(Node.layer({ backendUrl: url, accessToken: Redacted.make(userToken), maxConnectionsPerOrigin })),
+    Context.get(A2AClient.A2AClient)
+  )
+
+describe("the Node layer's per-origin connection limit (real sockets)", () => {
+  it.scopedLive("limit 4, 40 concurrent sends held 50 ms: never more than 4 sockets open, every send answered", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url, 4)
+      const session = randomUUID()
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 40 }, () => "hold:50"),
+        (message) => a2a.sendA2AMessage(session, { message, timeout: [5, 10] }),
+        { concurrency: "unbounded" }
+      )
+      expect(answers).toHaveLength(40)
+      expect(answers.every((answer) => answer.role === "ROLE_AGENT" && answer.contextId === session)).toBe(true)
+      expect(server.sends.answered).toBe(40)
+      // the resolve and the sends share the one origin, and its limit
+      expect(server.sockets.peak).toBe(4)
+      expect(server.sockets.total).toBe(4)
+    }))
+
+  it.scopedLive("many sessions, one origin: 300 concurrent sends to 30 sessions stay within the limit of 8", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url, 8)
+      const sessions = Array.from({ length: 30 }, () => randomUUID())
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 300 }, (_, i) => sessions[i % sessions.length] ?? ""),
+        (session) => a2a.sendA2AMessage(session, { message: "hold:5" }),
+        { concurrency: "unbounded" }
+      )
+      expect(answers).toHaveLength(300)
+      expect(server.sockets.peak).toBeLessThanOrEqual(8)
+      expect(server.sockets.peak).toBeGreaterThan(1)
+    }))
+
+  it.scopedLive("the default limit holds a burst of 200 sends to at most defaultMaxConnectionsPerOrigin sockets", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url)
+      const session = randomUUID()
+      yield* Effect.forEach(
+        Array.from({ length: 200 }, () => "hold:20"),
+        (message) => a2a.sendA2AMessage(session, { message }),
+        { concurrency: "unbounded", discard: true }
+      )
+      expect(server.sockets.peak).toBeLessThanOrEqual(Node.defaultMaxConnectionsPerOrigin)
+      expect(server.sockets.peak).toBeGreaterThan(1)
+    }))
+
+  it.scopedLive("a send queued behind a busy connection for longer than `connect` still succeeds: the queue is not the connect phase", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url, 1)
+      const session = randomUUID()
+      // one budget shape, so one dispatcher (there is one per connect limit in use)
+      const timeout = [0.2, 3] as const
+      yield* a2a.sendA2AMessage(session, { message: "warm", timeout }) // access cached, one connection open
+      const busy = yield* Effect.fork(a2a.sendA2AMessage(session, { message: "hold:600", timeout }))
+      yield* Effect.sleep("50 millis")
+      const started = Date.now()
+      const queued = yield* a2a.sendA2AMessage(session, { message: "queued", timeout })
+      const waited = Date.now() - started
+      expect(queued.role).toBe("ROLE_AGENT")
+      expect(waited).toBeGreaterThanOrEqual(400) // it waited for the busy connection, twice its connect limit
+      expect((yield* busy).role).toBe("ROLE_AGENT")
+      expect(server.sockets.total).toBe(1)
+    }))
+
+  it.scopedLive("a send queued for a connection ends within its own budget (total and [connect, read]), and the pool goes on", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url, 1)
+      const session = randomUUID()
+      // Each budget shape against a connection kept busy by a send of the same shape (one dispatcher per
+      // connect limit in use): a total of 0.3 s, and [0.2, 0.2] (total 0.4 s).
+      const shapes = [{ busy: 10, queued: 0.3, seconds: 0.3 }, {
+        busy: [0.2, 3] as const,
+        queued: [0.2, 0.2] as const,
+        seconds: 0.4
+      }]
+      const results = yield* Effect.forEach(shapes, ({ busy, queued, seconds }) =>
+        Effect.gen(function*() {
+          yield* a2a.sendA2AMessage(session, { message: "warm", timeout: busy })
+          const held = yield* Effect.fork(a2a.sendA2AMessage(session, { message: "hold:1000", timeout: busy }))
+          yield* Effect.sleep("50 millis")
+          const started = Date.now()
+          const exit = yield* Effect.exit(a2a.sendA2AMessage(session, { message: "queued", timeout: queued }))
+          const elapsed = Date.now() - started
+          expect((yield* held).role).toBe("ROLE_AGENT")
+          const after = yield* a2a.sendA2AMessage(session, { message: "after", timeout: busy })
+          return { exit, elapsed, seconds, after }
+        }), { concurrency: "unbounded" })
+      for (const { after, elapsed, exit, seconds } of results) {
+        expect(exit).toMatchObject({
+          _tag: "Failure",
+          cause: {
+            _tag: "Fail",
+            error: {
+              _tag: "A2ATimeoutError",
+              limit: "total",
+              seconds,
+              step: "send-message",
+              messageMayHaveBeenSent: true
+            }
+          }
+        })
+        expect(elapsed).toBeGreaterThanOrEqual(seconds * 1000 - 20)
+        expect(elapsed).toBeLessThan(seconds * 1000 + 250)
+        // the pool goes on after the abandoned request
+        expect(after.role).toBe("ROLE_AGENT")
+      }
+      // the queued requests were abandoned before they were written: the runtime saw warm, held and after
+      expect(server.sends.received).toBe(6)
+    }))
+
+  it.scoped("a limit that is not a positive integer is a defect when the layer is built", () =>
+    Effect.gen(function*() {
+      for (const bad of [0, -1, 1.5, Number.NaN]) {
+        const exit = yield* Effect.exit(clientOn("http://127.0.0.1:9", bad))
+        expect(exit).toMatchObject({
+          _tag: "Failure",
+          cause: { _tag: "Die", defect: { _tag: "A2AInputError", field: "maxConnectionsPerOrigin" } }
+        })
+      }
+    }))
+})
