@@ -174,6 +174,20 @@ export interface LayerOptions extends A2AClient.A2AClientOptions, HttpClientOpti
  * Build it once for the life of the program (`ManagedRuntime`, or `Effect.provide` at the top): the access
  * cache and the connection pool live as long as the layer, so providing it around each call starts cold.
  *
+ * `proxy` and `noProxy` choose the proxy (see {@link HttpClientOptions}; default: from the environment).
+ *
+ * @example
+ * import * as A2ANode from "@mainsequence/a2a/node"
+ * import * as Redacted from "effect/Redacted"
+ *
+ * // through the company's proxy (its password stays redacted), the internal hosts direct
+ * export const layer = A2ANode.layer({
+ *   backendUrl: "https://api.main-sequence.app",
+ *   accessToken: Redacted.make("an access token"),
+ *   proxy: Redacted.make("http://user:password@proxy.internal:3128"),
+ *   noProxy: ".internal"
+ * })
+ *
  * @since 0.1.0
  * @category layers
  */
@@ -189,7 +203,8 @@ export const layer = (
 
 /**
  * {@link layer} with the options from the environment (see `A2AClient.config`); it also provides the Node
- * `FileSystem`. Provide it once, around the whole program, not around each call.
+ * `FileSystem`. Provide it once, around the whole program, not around each call. `options` choose the proxy (default:
+ * from the environment; `A2ANode.layerConfig(undefined, { proxy: "none" })` goes direct).
  *
  * @example
  * import { A2AClient } from "@mainsequence/a2a"
