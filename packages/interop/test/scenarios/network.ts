@@ -20,11 +20,12 @@ import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as ChildProcess from "node:child_process"
+import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import { expect } from "vitest"
-import { captureCli, type CliResult, retryMessageId, runCli } from "../support/cli.js"
+import { captureCli, type CliResult, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
 import { type FaultRuntime, startFaultRuntime } from "../support/faultRuntime.js"
 import {
   type Pki,
@@ -87,10 +88,13 @@ const cliSend = async (
   s: Stage,
   env: Readonly<Record<string, string>>
 ): Promise<CliResult> => {
+  const configDir = makeConfigDir()
+  ctx.defer(() => Fs.rmSync(configDir, { recursive: true, force: true }))
   const result = await runCli(
     ["agent", "session", "a2a", "send", sessionUid, "--message", "hello", "--timeout", "10"],
     {
       backendUrl: s.backend.url,
+      configDir,
       env
     }
   )

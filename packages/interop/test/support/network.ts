@@ -114,6 +114,7 @@ let made: Pki | undefined
 export const testPki = (): Pki => {
   if (made !== undefined) return made
   const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "ms-interop-pki-"))
+  process.once("exit", () => Fs.rmSync(dir, { recursive: true, force: true }))
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
   openssl(dir, [
     "req",
