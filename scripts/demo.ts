@@ -36,9 +36,13 @@ interface Step {
   readonly expectStdout?: string
 }
 
+/** Bold on a terminal without NO_COLOR (the CLI's own rule); plain text into a pipe or a file. */
+const bold = (text: string): string =>
+  process.stdout.isTTY === true && (process.env["NO_COLOR"] ?? "") === "" ? `\u001b[1m${text}\u001b[0m` : text
+
 const runStep = (env: Record<string, string>, step: Step) =>
   Effect.gen(function*() {
-    yield* Console.log(`\n\u001b[1m▶ ${step.title}\u001b[0m\n$ mainsequence ${step.args.join(" ")}`)
+    yield* Console.log(`\n${bold(`▶ ${step.title}`)}\n$ mainsequence ${step.args.join(" ")}`)
     const process = yield* Command.make("node", cli, ...step.args).pipe(
       Command.env(env),
       Command.stderr("inherit"),

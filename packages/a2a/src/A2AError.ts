@@ -241,7 +241,77 @@ export class A2ATimeoutError extends Schema.TaggedError<A2ATimeoutError>()("A2AT
 }
 
 /**
- * The connection to the backend or the runtime failed (refused, reset, DNS, TLS).
+ * The certificate failures of a TLS handshake that {@link A2ATransportError} explains in words, by their
+ * OpenSSL (or Node) code: the server's certificate is not trusted, is not valid for the host, or has expired.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const tlsCertificateCodes: ReadonlyArray<string> = [
+  "UNABLE_TO_VERIFY_LEAF_SIGNATURE",
+  "UNABLE_TO_GET_ISSUER_CERT",
+  "UNABLE_TO_GET_ISSUER_CERT_LOCALLY",
+  "SELF_SIGNED_CERT_IN_CHAIN",
+  "DEPTH_ZERO_SELF_SIGNED_CERT",
+  "CERT_UNTRUSTED",
+  "CERT_SIGNATURE_FAILURE",
+  "ERR_TLS_CERT_ALTNAME_INVALID",
+  "CERT_HAS_EXPIRED",
+  "CERT_NOT_YET_VALID"
+]
+
+/** What a certificate failure means and what to do, in one clause. */
+const tlsAdvice = (code: string | undefined, url: string): string | undefined => {
+  switch (code) {
+    case "UNABLE_TO_VERIFY_LEAF_SIGNATURE":
+    case "UNABLE_TO_GET_ISSUER_CERT":
+    case "UNABLE_TO_GET_ISSUER_CERT_LOCALLY":
+    case "SELF_SIGNED_CERT_IN_CHAIN":
+    case "DEPTH_ZERO_SELF_SIGNED_CERT":
+    case "CERT_UNTRUSTED":
+    case "CERT_SIGNATURE_FAILURE":
+      return `the server's certificate is not trusted (${code}): if your company's certificate authority signs ` +
+        "it, give Node that CA's certificate with NODE_EXTRA_CA_CERTS=/path/to/company-ca.pem"
+    case "ERR_TLS_CERT_ALTNAME_INVALID": {
+      const host = URL.canParse(url) ? new URL(url).hostname : "this host"
+      return `the server's certificate is not valid for ${host} (${code}): check the host name in the URL ` +
+        "(MAINSEQUENCE_ENDPOINT, or the runtime's address the backend gave)"
+    }
+    case "CERT_HAS_EXPIRED":
+      return `the server's certificate has expired (${code}): the server must renew it; check this ` +
+        "machine's date and time too"
+    case "CERT_NOT_YET_VALID":
+      return `the server's certificate is not valid yet (${code}): check this machine's date and time`
+    default:
+      return undefined
+  }
+}
+
+const statusTexts: Readonly<Record<number, string>> = {
+  403: "Forbidden",
+  407: "Proxy Authentication Required",
+  502: "Bad Gateway",
+  503: "Service Unavailable",
+  504: "Gateway Timeout"
+}
+
+const proxyAdvice = (status: number): string => {
+  switch (status) {
+    case 407:
+      return "give the proxy's user and password in its URL (http://user:password@host:port), or check them"
+    case 403:
+      return "the proxy does not allow this destination: ask its administrator, or exempt the host with NO_PROXY"
+    default:
+      return "the proxy could not reach the server"
+  }
+}
+
+/**
+ * The connection to the backend or the runtime failed (refused, reset, DNS, TLS, a proxy's refusal). `code`
+ * is the failure's error code (`ECONNREFUSED`, an OpenSSL code such as `UNABLE_TO_VERIFY_LEAF_SIGNATURE`, …);
+ * a certificate failure (see {@link tlsCertificateCodes}) is explained in the message. When a proxy refused
+ * the request (a 407, 403 or 502 answer to CONNECT, or a 407 to a forwarded request), `proxy` names it
+ * (without credentials) and `proxyStatus` is its status; nothing reached the server then.
  *
  * @since 0.1.0
  * @category errors
@@ -252,12 +322,29 @@ export class A2ATransportError extends Schema.TaggedError<A2ATransportError>()("
   url: Schema.String,
   step: A2AStep,
   messageMayHaveBeenSent: Schema.Boolean,
-  cause: Schema.optional(Schema.String)
+  cause: Schema.optional(Schema.String),
+  code: Schema.optional(Schema.String),
+  proxy: Schema.optional(Schema.String),
+  proxyStatus: Schema.optional(Schema.Number)
 }) {
   override get message(): string {
     const sent = this.messageMayHaveBeenSent
       ? "; the message may already have reached the runtime and is not sent again"
       : ""
+    if (this.proxy !== undefined && this.proxyStatus !== undefined) {
+      const status = `${this.proxyStatus}${
+        statusTexts[this.proxyStatus] === undefined ? "" : ` ${statusTexts[this.proxyStatus]}`
+      }`
+      return withIds(
+        `The proxy ${this.proxy} refused ${this.method} ${this.url} during ${this.step} with ${status}: ` +
+          `${proxyAdvice(this.proxyStatus)}; nothing was sent to the server`,
+        this
+      )
+    }
+    const advice = tlsAdvice(this.code, this.url)
+    if (advice !== undefined) {
+      return withIds(`The connection failed during ${this.step} to ${this.method} ${this.url}: ${advice}${sent}`, this)
+    }
     const cause = this.cause === undefined ? "" : ` (${this.cause})`
     return withIds(`The connection failed during ${this.step} to ${this.method} ${this.url}${cause}${sent}`, this)
   }

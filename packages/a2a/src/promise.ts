@@ -64,11 +64,26 @@ export interface MakeA2AClientOptions {
   readonly maxResponseBytes?: number | undefined
   /**
    * The most connections open at once to one origin (default `A2ANode.defaultMaxConnectionsPerOrigin`, 64);
-   * a send beyond it waits for a connection inside its own budget (see `A2ANode.layerHttpClientWith`).
+   * a send beyond it waits for a connection inside its own budget (see `A2ANode.layerHttpClient`).
    *
    * @since 0.2.0
    */
   readonly maxConnectionsPerOrigin?: number | undefined
+  /**
+   * Which HTTP(S) proxy requests go through: `"environment"` (the default: `HTTPS_PROXY`, `HTTP_PROXY`,
+   * `NO_PROXY`, either case), `"none"`, or a proxy URL (`http://[user:password@]host:port`; a secret like the
+   * tokens). See `A2ANode.ProxyOption` of `@mainsequence/a2a/node`.
+   *
+   * @since 0.2.0
+   */
+  readonly proxy?: A2ANode.ProxyOption | undefined
+  /**
+   * Hosts that bypass the proxy, in `NO_PROXY`'s syntax. Default: `NO_PROXY` with `"environment"`, none with
+   * a proxy URL.
+   *
+   * @since 0.2.0
+   */
+  readonly noProxy?: string | undefined
 }
 
 /**
@@ -135,13 +150,17 @@ export interface PromiseA2AClient {
 const redacted = (token: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(token) ? token : Redacted.make(token)
 
-const toClientOptions = (options: MakeA2AClientOptions): A2ANode.NodeLayerOptions => ({
+const toLayerOptions = (options: MakeA2AClientOptions): A2ANode.LayerOptions => ({
   backendUrl: options.backendUrl,
   accessToken: redacted(options.accessToken),
   refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
   username: options.username,
   maxResponseBytes: options.maxResponseBytes,
-  maxConnectionsPerOrigin: options.maxConnectionsPerOrigin
+  maxConnectionsPerOrigin: options.maxConnectionsPerOrigin,
+  proxy: options.proxy === undefined || options.proxy === "environment" || options.proxy === "none"
+    ? options.proxy
+    : redacted(options.proxy),
+  noProxy: options.noProxy
 })
 
 const interruptedReason = (signal: AbortSignal | undefined): unknown =>
@@ -162,7 +181,8 @@ const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): u
 /**
  * Builds a Promise client on undici with an in-memory access cache. Without options it reads
  * `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` and the optional `MAINSEQUENCE_REFRESH_TOKEN` and
- * `MAINSEQUENCE_USERNAME` from the environment (a missing variable rejects the first call).
+ * `MAINSEQUENCE_USERNAME` from the environment (a missing variable rejects the first call). Requests go
+ * through the proxy of the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`) unless `proxy` says otherwise.
  *
  * @example
  * import { makeA2AClient } from "@mainsequence/a2a/promise"
@@ -184,7 +204,7 @@ const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): u
 export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient => {
   const layer: Layer.Layer<A2AClient.A2AClient, ConfigError.ConfigError> = options === undefined
     ? A2ANode.layerConfig()
-    : A2ANode.layer(toClientOptions(options))
+    : A2ANode.layer(toLayerOptions(options))
   const runtime = ManagedRuntime.make(layer)
 
   const run = async <A, E>(

@@ -74,7 +74,7 @@ describe("the Node layer's HttpClient (real sockets)", () => {
       expect(yield* response.text).toBe(JSON.stringify({ ok: true, text: "héllo" }))
       const bytes = new Uint8Array(yield* response.arrayBuffer)
       expect(new TextDecoder().decode(bytes)).toBe(JSON.stringify({ ok: true, text: "héllo" }))
-    }).pipe(Effect.provide(Node.layerHttpClient)))
+    }).pipe(Effect.provide(Node.layerHttpClient())))
 
   it.scopedLive("sends the exact request: method, path, query, headers and body bytes", () =>
     Effect.gen(function*() {
@@ -98,7 +98,7 @@ describe("the Node layer's HttpClient (real sockets)", () => {
       expect(seen[0]?.headers["a2a-version"]).toBe("1.0")
       expect(seen[0]?.headers["content-type"]).toBe("application/a2a+json")
       expect(seen[0]?.headers["content-length"]).toBe(String(body.byteLength))
-    }).pipe(Effect.provide(Node.layerHttpClient)))
+    }).pipe(Effect.provide(Node.layerHttpClient())))
 
   it.scopedLive("a chunked body as a stream: every chunk, in order; a refused connection is a Transport RequestError", () =>
     Effect.gen(function*() {
@@ -115,5 +115,5 @@ describe("the Node layer's HttpClient (real sockets)", () => {
       expect(Chunk.toReadonlyArray(chunks).map((c) => new TextDecoder().decode(c)).join("")).toBe("one,two,three")
       const refused = yield* Effect.flip(http.get("http://127.0.0.1:1/"))
       expect(refused).toMatchObject({ _tag: "RequestError", reason: "Transport" })
-    }).pipe(Effect.provide(Node.layerHttpClient)))
+    }).pipe(Effect.provide(Node.layerHttpClient())))
 })

@@ -11,7 +11,8 @@
  * | 4 | authentication or permission: `NotLoggedInError`, `PermissionDeniedError`, `RuntimeAuthError` |
  * | 5 | out of time; the message may have reached the Agent: `A2ATimeoutError`, `A2AMessageLimitExceededError` |
  * | 6 | the connection failed: `A2ATransportError` |
- * | 130 | interrupted (SIGINT / SIGTERM) |
+ * | 130 | interrupted (Ctrl-C, SIGINT) |
+ * | 143 | stopped by SIGTERM (a supervisor, `timeout`, a container stop) |
  *
  * @since 0.1.0
  */
@@ -39,8 +40,18 @@ export const ExitCode = {
   auth: 4,
   outOfTime: 5,
   connection: 6,
-  interrupted: 130
+  interrupted: 130,
+  terminated: 143
 } as const
+
+/**
+ * The exit code of a run that a signal stopped: 143 (128 + 15) for SIGTERM, else 130 (Ctrl-C, SIGINT).
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const exitCodeOfSignal = (signal: NodeJS.Signals | undefined): number =>
+  signal === "SIGTERM" ? ExitCode.terminated : ExitCode.interrupted
 
 /**
  * The exit code of each tagged failure that does not exit {@link ExitCode.failure} (SPEC §8).

@@ -10,7 +10,8 @@
  * The help of a runnable command (`mainsequence agent session a2a send --help`) is answered here too: @effect/cli
  * shows it as `$ send …` and adds each primitive's generic line ("A user-defined piece of text."). Here it
  * shows the full path, our descriptions only, optional and repeatable flags as such (`[--file PATH]...`), and
- * the exit codes of SPEC §8.
+ * the exit codes of SPEC §8. Every help names the program once, in its first line (`mainsequence 0.1.0`):
+ * @effect/cli's banner above it repeated the name.
  *
  * @since 0.1.0
  */
@@ -170,9 +171,15 @@ export const exitCodes: readonly [readonly [string, string], ...Array<readonly [
   ["3", "the Agent's runtime cannot take the message now (not ready, unavailable); nothing was sent"],
   ["4", "authentication or permission (not logged in, permission denied, runtime credentials refused)"],
   ["5", "out of time or the platform's Message limit; the message may have reached the Agent"],
-  ["6", "the connection failed"],
-  ["130", "interrupted (Ctrl-C)"]
+  ["6", "the connection failed (refused, TLS certificate, a proxy's refusal)"],
+  ["130", "interrupted (Ctrl-C, SIGINT)"],
+  ["143", "stopped by SIGTERM (a supervisor, timeout(1), a container stop)"]
 ]
+
+const exitCodeList = (): HelpDoc.HelpDoc =>
+  HelpDoc.descriptionList(
+    Arr.map(exitCodes, ([code, meaning]): [Span.Span, HelpDoc.HelpDoc] => [Span.text(code), HelpDoc.p(meaning)])
+  )
 
 /**
  * The help document of a runnable command: its full path in USAGE, our descriptions only, and the exit codes.
@@ -188,15 +195,12 @@ export const renderLeaf = (options: {
 }): HelpDoc.HelpDoc => {
   const { config, executable, leaf } = options
   return HelpDoc.blocks([
-    HelpDoc.h1(Span.code(executable)),
     HelpDoc.p(`${executable} ${options.version}`),
     HelpDoc.h1("USAGE"),
     HelpDoc.p(`$ ${[executable, ...leaf.parents].join(" ")} ${usageText(leaf, config)}`),
     withoutGenericLines(leaf.help(config)),
     HelpDoc.h1("EXIT CODES"),
-    HelpDoc.descriptionList(
-      Arr.map(exitCodes, ([code, meaning]): [Span.Span, HelpDoc.HelpDoc] => [Span.text(code), HelpDoc.p(meaning)])
-    )
+    exitCodeList()
   ])
 }
 
@@ -216,19 +220,18 @@ export const render = (options: {
   const { config, executable, group } = options
   const groupPath = [executable, ...group.path].join(" ")
   const below = options.leaves.filter((entry) => samePath(entry.parents.slice(0, group.path.length), group.path))
-  const commands = below.flatMap((entry) =>
-    Usage.enumerate(entry.usage, config).map((usage): [Span.Span, HelpDoc.HelpDoc] => [
-      Span.spans([Span.text([executable, ...entry.parents].join(" ")), Span.space, usage]),
-      HelpDoc.p(entry.description)
-    ])
-  )
+  // Each command as its own help's usage line shows it: repeatable flags optional, `[--file PATH]...`.
+  const commands = below.map((entry): [Span.Span, HelpDoc.HelpDoc] => [
+    Span.text(`${[executable, ...entry.parents].join(" ")} ${usageText(entry, config)}`),
+    HelpDoc.p(entry.description)
+  ])
   return HelpDoc.blocks([
-    HelpDoc.h1(Span.code(executable)),
     HelpDoc.p(`${executable} ${options.version}`),
     HelpDoc.h1("USAGE"),
     HelpDoc.p(`$ ${groupPath} <command> …`),
     HelpDoc.h1("DESCRIPTION"),
     HelpDoc.p(group.description),
-    ...(Arr.isNonEmptyReadonlyArray(commands) ? [HelpDoc.h1("COMMANDS"), HelpDoc.descriptionList(commands)] : [])
+    ...(Arr.isNonEmptyReadonlyArray(commands) ? [HelpDoc.h1("COMMANDS"), HelpDoc.descriptionList(commands)] : []),
+    ...(group.path.length === 0 ? [HelpDoc.h1("EXIT CODES"), exitCodeList()] : [])
   ])
 }

@@ -1,6 +1,7 @@
 /**
  * The real `ClientEnvironment`: the SDK client configured from the environment (`CliConfig`), over the undici
- * HTTP client, with the runtime-access cache kept in `runtime_access_cache.json` (`FileAccessStore`).
+ * HTTP client (through the proxy of `HTTPS_PROXY` / `HTTP_PROXY` / `NO_PROXY`, either case, as curl reads
+ * them), with the runtime-access cache kept in `runtime_access_cache.json` (`FileAccessStore`).
  *
  * @since 0.1.0
  */
@@ -26,7 +27,7 @@ export const clientLayer: Layer.Layer<A2AClient.A2AClient, CliConfig.CliConfigEr
     const store = yield* FileAccessStore.make({ directory })
     return A2AClient.layer(options).pipe(
       Layer.provide(RuntimeAccessCache.layerStore(store)),
-      Layer.provide(A2ANode.layerHttpClient)
+      Layer.provide(A2ANode.layerHttpClient().pipe(Layer.mapError(CliConfig.fromConfigError)))
     )
   }).pipe(
     Effect.mapError(CliConfig.fromConfigError),

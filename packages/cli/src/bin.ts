@@ -1,7 +1,9 @@
 /**
  * The `mainsequence` executable: runs the command line and exits with its code (SPEC §8, see `Failure.ts`):
  * 0 success, 1 other failure, 2 usage / bad input / missing configuration, 3 runtime not ready or
- * unavailable, 4 authentication or permission, 5 out of time, 6 connection failed, 130 interrupted.
+ * unavailable, 4 authentication or permission, 5 out of time, 6 connection failed, 130 interrupted (Ctrl-C,
+ * SIGINT), 143 stopped by SIGTERM (128 + the signal's number, as supervisors, `timeout` and container
+ * runtimes read it).
  *
  * @since 0.1.0
  */
@@ -15,7 +17,7 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Predicate from "effect/Predicate"
 import * as Cli from "./Cli.js"
-import { ExitCode, toExitCode } from "./Failure.js"
+import { ExitCode, exitCodeOfSignal, toExitCode } from "./Failure.js"
 import * as LiveEnvironment from "./LiveEnvironment.js"
 import * as Output from "./Output.js"
 
@@ -25,6 +27,17 @@ const main = toExitCode(Cli.run(process.argv)).pipe(
   Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerProcess, LiveEnvironment.layer))
 )
 
+// NodeRuntime.runMain interrupts the program on SIGINT and SIGTERM alike; which one came decides the exit code.
+// Registered first, so it runs before runMain's own handler; once, so a second signal still ends the process.
+let stoppedBy: NodeJS.Signals | undefined
+const onSignal = (signal: NodeJS.Signals) => {
+  stoppedBy ??= signal
+  process.removeListener("SIGINT", onSignal)
+  process.removeListener("SIGTERM", onSignal)
+}
+process.on("SIGINT", onSignal)
+process.on("SIGTERM", onSignal)
+
 NodeRuntime.runMain(main, {
   disableErrorReporting: true,
   teardown: (exit, onExit) =>
@@ -32,7 +45,7 @@ NodeRuntime.runMain(main, {
       Exit.match(exit, {
         // The teardown is generic in the exit's value; `main` always succeeds with its exit code.
         onSuccess: (code) => Predicate.isNumber(code) ? code : ExitCode.success,
-        onFailure: (cause) => Cause.isInterruptedOnly(cause) ? ExitCode.interrupted : ExitCode.failure
+        onFailure: (cause) => Cause.isInterruptedOnly(cause) ? exitCodeOfSignal(stoppedBy) : ExitCode.failure
       })
     )
 })

@@ -398,6 +398,16 @@ describe("help", () => {
         expect(text).toContain("$ mainsequence <command>")
         expect(text).toContain("Send a message to an Agent session and print the Agent's answer")
         expect(text).toContain("mainsequence agent session a2a task get [--timeout SECONDS]")
+        // the program named once, in the first line (no banner above it)
+        expect(text.split("\n").filter((line) => line.trim() !== "")[0]).toMatch(/^mainsequence \d+\.\d+\.\d+/)
+        expect(text.split("\n").filter((line) => line.trim() === "mainsequence")).toEqual([])
+        // repeatable flags optional, as in the command's own help
+        const sendLine = text.split("\n").find((line) => line.startsWith("mainsequence agent session a2a send ")) ?? ""
+        for (const flag of ["[--file PATH]...", "[--media-type TYPE]...", "[--reference-task-id ID]..."]) {
+          expect(sendLine).toContain(flag)
+        }
+        expect(sendLine).not.toMatch(/(?<!\[)--(file|media-type|reference-task-id) \S+\.\.\./)
+        expect(text).toMatch(/\n143\n+ {2}stopped by SIGTERM/)
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
@@ -440,7 +450,8 @@ describe("help", () => {
       expect(send).toContain("--message-file PATH")
       expect(send).toContain("[--response-kind message | task]")
       expect(send).toContain("It does not imply Task mode: give --response-kind task with it")
-      for (const code of ["0", "1", "2", "3", "4", "5", "6", "130"]) {
+      expect(send.split("\n").filter((line) => line.trim() === "mainsequence")).toEqual([])
+      for (const code of ["0", "1", "2", "3", "4", "5", "6", "130", "143"]) {
         expect(send).toMatch(new RegExp(`\n${code}\n+  \\S`))
       }
     }).pipe(Effect.provide(NodeContext.layer)))

@@ -6,7 +6,7 @@ import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { ExitCode, report } from "../src/Failure.js"
+import { ExitCode, exitCodeOfSignal, report } from "../src/Failure.js"
 import { Output } from "../src/Output.js"
 
 const capture = <A, E>(exit: Exit.Exit<A, E>) =>
@@ -127,6 +127,12 @@ describe("Failure", () => {
       expect(result.stderr.split("\n").filter((line) => line !== "")).toHaveLength(1)
       expect(result.stderr).toMatch(/^Unexpected error: boom/)
     }))
+
+  it("a run stopped by SIGTERM exits 143, by SIGINT (or an interruption without a signal) 130", () => {
+    expect(exitCodeOfSignal("SIGTERM")).toBe(143)
+    expect(exitCodeOfSignal("SIGINT")).toBe(130)
+    expect(exitCodeOfSignal(undefined)).toBe(130)
+  })
 
   it.effect("an interruption: exit 130", () =>
     Effect.gen(function*() {

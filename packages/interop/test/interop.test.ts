@@ -5,16 +5,18 @@
  * 1. interop with the official A2A v1 server (`@a2a-js/sdk@1.3.0`), through the SDK and the built CLI;
  * 2. faults (one named test per fault, SDK and CLI);
  * 3. representative core scenarios;
- * 4. secrecy: with distinctive token values, no token byte sequence may appear in stdout, stderr, config-dir
- *    files (except the 0600 cache file), Effect logs, spans, or any rendering of any error.
+ * 4. proxies (a real forward proxy) and TLS (a CA made for the test), SDK and CLI;
+ * 5. secrecy: with distinctive token and proxy-credential values, no such byte sequence may appear in stdout,
+ *    stderr, config-dir files (except the 0600 cache file), Effect logs, spans, or any rendering of any error.
  *
  * Every `message:send` body any server received is validated against the A2A v1 JSON Schema (Main Sequence
  * profile) after its scenario; a body that breaks it fails that scenario's test.
  */
 import { describe, expect, it } from "vitest"
 import { coreScenarios } from "./scenarios/core.js"
-import { cliFaultScenarios, sdkFaultScenarios, sigintScenario } from "./scenarios/faults.js"
+import { cliFaultScenarios, sdkFaultScenarios, sigintScenario, sigtermScenario } from "./scenarios/faults.js"
 import { cliScenarios, sdkScenarios } from "./scenarios/interop.js"
+import { networkScenarios } from "./scenarios/network.js"
 import { referenceCliScenarios, referenceSdkScenarios } from "./scenarios/reference.js"
 import { runScenario, type Scenario } from "./support/scenario.js"
 import { Captured, findLeaks, ownChannels, secrets } from "./support/secrets.js"
@@ -58,6 +60,11 @@ describe("faults over real sockets (SDK, alone)", () => {
 describe.concurrent("faults over real sockets (CLI)", () => {
   for (const scenario of cliFaultScenarios) named(scenario, 25_000)
   named(sigintScenario, 20_000)
+  named(sigtermScenario, 20_000)
+})
+
+describe.concurrent("proxies and TLS over real sockets (SDK and CLI)", () => {
+  for (const scenario of networkScenarios) named(scenario, 20_000)
 })
 
 describe.concurrent("faults played by the reference platform (@mainsequence/a2a-testing/node)", () => {
@@ -75,6 +82,8 @@ const everyScenario = [
   ...sdkFaultScenarios,
   ...cliFaultScenarios,
   sigintScenario,
+  sigtermScenario,
+  ...networkScenarios,
   ...referenceSdkScenarios,
   ...referenceCliScenarios,
   ...coreScenarios
@@ -88,6 +97,8 @@ describe("secrecy: no token in any output of any scenario above", () => {
     expect(findLeaks("x", `a Bearer ${secrets.runtimeOne} b`)).not.toEqual([])
     expect(findLeaks("x", Buffer.from(secrets.userRefresh).toString("base64"))).not.toEqual([])
     expect(findLeaks("x", "token msim-runtime-3-0123456789abcdef0123456789abcdef.")).not.toEqual([])
+    expect(findLeaks("x", `Proxy-Authorization: Basic ${secrets.proxyAuthorization}`)).not.toEqual([])
+    expect(findLeaks("x", `http://u:${secrets.proxyPassword}@proxy`)).not.toEqual([])
     expect(findLeaks("x", "nothing here")).toEqual([])
   })
 

@@ -18,7 +18,7 @@ export const makeEffectHttp = async (
   tracer: boolean,
   transport: "platform" | "lean" = "platform"
 ): Promise<Side> => {
-  const http = transport === "lean" ? A2ANode.layerHttpClient : NodeHttpClient.layerUndici
+  const http = transport === "lean" ? A2ANode.layerHttpClient() : NodeHttpClient.layerUndici
   const layer = tracer ? http : Layer.merge(http, Layer.setTracerEnabled(false))
   const runtime = ManagedRuntime.make(layer)
   const client = await runtime.runPromise(HttpClient.HttpClient)

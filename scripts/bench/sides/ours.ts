@@ -30,15 +30,16 @@ export const oursLayer = (
 ): Layer.Layer<A2AClient.A2AClient> => {
   const clientOptions = { backendUrl, accessToken: Redacted.make(USER_TOKEN) }
   if (options.cache === undefined) {
-    return A2ANode.layer({ ...clientOptions, maxConnectionsPerOrigin: options.maxConnectionsPerOrigin })
+    return Layer.orDie(A2ANode.layer({ ...clientOptions, maxConnectionsPerOrigin: options.maxConnectionsPerOrigin }))
   }
   return A2AClient.layer(clientOptions).pipe(
     Layer.provide(
       Layer.merge(
-        A2ANode.layerHttpClientWith({ maxConnectionsPerOrigin: options.maxConnectionsPerOrigin }),
+        A2ANode.layerHttpClient({ maxConnectionsPerOrigin: options.maxConnectionsPerOrigin }),
         options.cache
       )
-    )
+    ),
+    Layer.orDie
   )
 }
 

@@ -17,10 +17,12 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import * as Tracer from "effect/Tracer"
+import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
 import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
+import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
 
 /** @internal */
@@ -58,8 +60,8 @@ const errorCode = (cause: unknown): string | undefined =>
   Predicate.hasProperty(cause, "code") && Predicate.isString(cause.code) ? cause.code : undefined
 
 /**
- * Failures of the connect phase (DNS, refused, unreachable, undici's connect timeout): no socket was
- * connected, so no byte of the request was written.
+ * Failures of the connect phase (DNS, refused, unreachable, undici's connect timeout, a certificate the TLS
+ * handshake refused, a proxy that refused to connect or forward): no byte of the request reached the server.
  */
 const connectFailureCodes: ReadonlySet<string> = new Set([
   "ECONNREFUSED",
@@ -67,7 +69,9 @@ const connectFailureCodes: ReadonlySet<string> = new Set([
   "EAI_AGAIN",
   "ENETUNREACH",
   "EHOSTUNREACH",
-  "UND_ERR_CONNECT_TIMEOUT"
+  "UND_ERR_CONNECT_TIMEOUT",
+  proxyRefusedCode,
+  ...A2AError.tlsCertificateCodes
 ])
 
 /**
@@ -105,7 +109,9 @@ const transportError = (
       url: request.url,
       step,
       messageMayHaveBeenSent: yield* Ref.get(call.sent),
-      cause: code === undefined ? error.reason : `${error.reason} ${code}`
+      cause: code === undefined ? error.reason : `${error.reason} ${code}`,
+      ...(code === undefined ? {} : { code }),
+      ...(error.cause instanceof ProxyRefused ? { proxy: error.cause.proxy, proxyStatus: error.cause.status } : {})
     })
   })
 

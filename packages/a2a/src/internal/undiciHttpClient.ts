@@ -2,7 +2,8 @@
  * The Node layer's `HttpClient`: one undici dispatch per request, with its own small response. Compared with
  * `@effect/platform-node`'s undici client it makes no `AbortController`, body `Readable` or Stream per
  * request, opens a client span only while tracing is on for the request, and it reports the connect phase
- * to the exchange under way (`currentConnectPhase`).
+ * to the exchange under way (`currentConnectPhase`). With proxy settings, requests go through undici's
+ * `EnvHttpProxyAgent` (absolute-form for http targets, a CONNECT tunnel for https ones).
  */
 import * as NodeStream from "@effect/platform-node/NodeStream"
 import * as Undici from "@effect/platform-node/Undici"
@@ -22,9 +23,11 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import { currentConnectPhase } from "./connectTimeout.js"
+import { displayProxy, isDirect, ProxyRefused, type ProxySettings, refusalStatus } from "./proxy.js"
 import { ChunkSourceTypeId, concat } from "./responseChunks.js"
 
 /** Buffered body bytes above which undici is paused until the reader catches up. */
@@ -43,6 +46,8 @@ const unfinished = new FinalizationRegistry<Undici.Dispatcher.DispatchController
  */
 class Exchange implements Undici.Dispatcher.DispatchHandler {
   controller: Undici.Dispatcher.DispatchController | undefined = undefined
+  /** Whether the request started on a connected socket (through a proxy: once the tunnel is up). */
+  connected = false
   private abortRequested = false
   private readonly chunks: Array<Uint8Array> = []
   private buffered = 0
@@ -63,6 +68,7 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
   onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
     this.controller = controller
     if (this.abortRequested) return controller.abort(aborted())
+    this.connected = true
     this.onConnected()
   }
 
@@ -283,68 +289,127 @@ const bodyOf = (
   }
 }
 
+/** What a failed dispatch becomes: a proxy's refusal names the proxy (without credentials) and its status. */
+const dispatchError = (
+  request: HttpClientRequest.HttpClientRequest,
+  proxy: Option.Option<Redacted.Redacted<string>>,
+  cause: unknown
+): HttpClientError.RequestError => {
+  if (Option.isNone(proxy)) return transportError(request, cause)
+  const status = refusalStatus(cause)
+  return transportError(request, status === undefined ? cause : new ProxyRefused(displayProxy(proxy.value), status))
+}
+
+/**
+ * The connect limit of a request through a proxy: reaching the proxy, its CONNECT answer and the TLS
+ * handshake through the tunnel together (undici bounds each on its own), until the request starts on the
+ * socket. Reported as undici's connect timeout, so the exchange names the connect limit.
+ */
+const withinConnectLimit = (
+  effect: Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>,
+  exchange: Exchange,
+  request: HttpClientRequest.HttpClientRequest,
+  limit: Duration.Duration
+): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
+  Effect.raceFirst(
+    effect,
+    Effect.flatMap(Effect.sleep(limit), () =>
+      exchange.connected
+        ? Effect.never
+        : Effect.fail(transportError(request, new Undici.errors.ConnectTimeoutError())))
+  )
+
 /** Dispatches `request` and succeeds with its head; the body follows through the response. */
 const dispatch = (
   dispatcher: Undici.Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
   url: URL,
-  fiber: Fiber.RuntimeFiber<unknown, unknown>
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  proxy: Option.Option<Redacted.Redacted<string>>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
   Effect.flatMap(
     bodyOf(request),
-    (body) =>
-      Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
-        const exchange = new Exchange(fiber.getFiberRef(currentConnectPhase).onConnected)
-        exchange.onHead = (head) =>
-          resume(
-            "error" in head
-              ? Effect.fail(transportError(request, head.error))
-              : Effect.succeed(new LeanResponse(request, head.status, head.headers, exchange))
-          )
-        try {
-          dispatcher.dispatch({
-            method: request.method,
-            origin: url.origin,
-            path: url.pathname + url.search + url.hash,
-            headers: request.headers,
-            body,
-            // The exchange bounds the head and the gaps between chunks on the call's clock.
-            headersTimeout: 0,
-            bodyTimeout: 0
-          }, exchange)
-        } catch (cause) {
-          exchange.onHead = undefined
-          resume(Effect.fail(transportError(request, cause)))
+    (body) => {
+      const phase = fiber.getFiberRef(currentConnectPhase)
+      const exchange = new Exchange(phase.onConnected)
+      const dispatched = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>(
+        (resume) => {
+          exchange.onHead = (head) =>
+            resume(
+              "error" in head
+                ? Effect.fail(dispatchError(request, proxy, head.error))
+                : Effect.succeed(new LeanResponse(request, head.status, head.headers, exchange))
+            )
+          try {
+            dispatcher.dispatch({
+              method: request.method,
+              origin: url.origin,
+              path: url.pathname + url.search + url.hash,
+              headers: request.headers,
+              body,
+              // The exchange bounds the head and the gaps between chunks on the call's clock.
+              headersTimeout: 0,
+              bodyTimeout: 0
+            }, exchange)
+          } catch (cause) {
+            exchange.onHead = undefined
+            resume(Effect.fail(transportError(request, cause)))
+          }
+          return Effect.sync(() => exchange.abort())
         }
-        return Effect.sync(() => exchange.abort())
-      })
+      )
+      return Option.isSome(proxy) && Option.isSome(phase.limit)
+        ? withinConnectLimit(dispatched, exchange, request, phase.limit.value)
+        : dispatched
+    }
   )
 
 /**
  * A lean `HttpClient` on undici. The call's connect limit (if any) becomes undici's connect timeout, with
- * one dispatcher per limit so connections are reused across calls with the same limit; each of those is an
- * `Agent` made with `agentOptions` (e.g. `connections`, the per-origin connection limit), like `base`.
+ * one dispatcher per limit so connections are reused across calls with the same limit; each of those is made
+ * with `agentOptions` (e.g. `connections`, the per-origin connection limit), like `base`. With a proxy for a
+ * request's scheme, it goes through undici's `EnvHttpProxyAgent` (which applies `noProxy`); an https target
+ * with no https proxy goes direct, as with curl (undici would send it to the http proxy).
  *
  * @internal
  */
 export const make = (
   base: Undici.Dispatcher,
+  proxies: ProxySettings,
   agentOptions: Undici.Agent.Options = {}
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
-    const dispatchers = new Map<number, Undici.Dispatcher>()
+    const dispatchers = new Map<string, Undici.Dispatcher>()
     yield* Effect.addFinalizer(() =>
       Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), {
         discard: true
       })
     )
-    const dispatcherFor = (connect: Option.Option<Duration.Duration>): Undici.Dispatcher => {
-      if (Option.isNone(connect)) return base
-      const millis = Math.max(1, Math.ceil(Duration.toMillis(connect.value)))
-      const existing = dispatchers.get(millis)
+    const proxied = !isDirect(proxies)
+    const proxyFor = (url: URL): Option.Option<Redacted.Redacted<string>> =>
+      url.protocol === "https:" ? proxies.https : url.protocol === "http:" ? proxies.http : Option.none()
+    const newDispatcher = (millis: number | undefined, viaProxy: boolean): Undici.Dispatcher => {
+      const timeouts = millis === undefined ? {} : { connect: { timeout: millis } }
+      if (!viaProxy) return new Undici.Agent({ ...agentOptions, ...timeouts })
+      return new Undici.EnvHttpProxyAgent({
+        ...agentOptions,
+        ...timeouts,
+        ...(millis === undefined ? {} : { proxyTls: { timeout: millis }, requestTls: { timeout: millis } }),
+        ...Option.match(proxies.http, { onNone: () => ({}), onSome: (url) => ({ httpProxy: Redacted.value(url) }) }),
+        ...Option.match(proxies.https, { onNone: () => ({}), onSome: (url) => ({ httpsProxy: Redacted.value(url) }) }),
+        noProxy: proxies.noProxy,
+        // http targets as absolute-form requests to the proxy, as curl sends them; https through CONNECT.
+        proxyTunnel: false
+      })
+    }
+    const dispatcherFor = (connect: Option.Option<Duration.Duration>, viaProxy: boolean): Undici.Dispatcher => {
+      if (Option.isNone(connect) && !viaProxy) return base
+      const millis = Option.isNone(connect) ? undefined : Math.max(1, Math.ceil(Duration.toMillis(connect.value)))
+      const key = `${millis ?? "none"}${viaProxy ? " proxy" : ""}`
+      const existing = dispatchers.get(key)
       if (existing !== undefined) return existing
-      const dispatcher = new Undici.Agent({ ...agentOptions, connect: { timeout: millis } })
-      dispatchers.set(millis, dispatcher)
+      const dispatcher = newDispatcher(millis, viaProxy)
+      dispatchers.set(key, dispatcher)
       return dispatcher
     }
     const execute = (request: HttpClientRequest.HttpClientRequest) =>
@@ -353,10 +418,11 @@ export const make = (
         if (url._tag === "Left") {
           return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
         }
-        const dispatcher = dispatcherFor(fiber.getFiberRef(currentConnectPhase).limit)
+        const proxy = proxied ? proxyFor(url.right) : Option.none()
+        const dispatcher = dispatcherFor(fiber.getFiberRef(currentConnectPhase).limit, Option.isSome(proxy))
         const traced = fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
           !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)
-        if (!traced) return dispatch(dispatcher, request, url.right, fiber)
+        if (!traced) return dispatch(dispatcher, request, url.right, fiber, proxy)
         const name = Context.get(fiber.currentContext, HttpClient.SpanNameGenerator)(request)
         return Effect.useSpan(name, {
           kind: "client",
@@ -371,7 +437,7 @@ export const make = (
           const propagated = fiber.getFiberRef(HttpClient.currentTracerPropagation)
             ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
             : request
-          return dispatch(dispatcher, propagated, url.right, fiber).pipe(
+          return dispatch(dispatcher, propagated, url.right, fiber, proxy).pipe(
             Effect.tap((response) => span.attribute("http.response.status_code", response.status)),
             Effect.withParentSpan(span)
           )

@@ -492,3 +492,24 @@ export const sigintScenario: Scenario = {
     expect(runtime.sends()).toBe(1)
   }
 }
+
+export const sigtermScenario: Scenario = {
+  name: "CLI fault: SIGTERM during a send exits 143 with the interruption line and the message id",
+  timeoutMs: 20_000,
+  run: async (ctx) => {
+    const s = await stage(ctx, { plan: () => "head-never-comes" })
+    const runtime = must(s.runtime)
+    const result = await runCli(["agent", "session", "a2a", "send", sessionUid, "--message", "stop me"], {
+      backendUrl: s.backend.url,
+      onSpawn: (child) => {
+        void until(() => runtime.sends() === 1, 10_000, "the send").then(() => child.kill("SIGTERM"))
+      }
+    })
+    captureCli(ctx.captured, "cli sigterm", result)
+    expect(result.code, result.stderr).toBe(143)
+    expect(result.stdout).toBe("")
+    expect(result.stderr).toMatch(/Interrupted: the send was stopped/)
+    expect(retryMessageId(result.stderr)).toBe(messageIdOnWire(runtime.requests))
+    expect(runtime.sends()).toBe(1)
+  }
+}

@@ -46,6 +46,8 @@ export interface CliOptions {
   readonly onSpawn?: ((child: ChildProcess.ChildProcess) => void) | undefined
   /** Kill the child after this long (a test safety net, not a scenario budget). */
   readonly killAfterMs?: number | undefined
+  /** More environment variables (proxies, `NODE_EXTRA_CA_CERTS`). */
+  readonly env?: Readonly<Record<string, string>> | undefined
 }
 
 export const makeConfigDir = (): string => Fs.mkdtempSync(Path.join(Os.tmpdir(), "ms-interop-cli-"))
@@ -64,6 +66,7 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
   if (options.refreshToken !== undefined) env["MAINSEQUENCE_REFRESH_TOKEN"] = options.refreshToken
   if (options.username !== undefined) env["MAINSEQUENCE_USERNAME"] = options.username
   if (options.maxResponseBytes !== undefined) env["MAINSEQUENCE_MAX_RESPONSE_BYTES"] = String(options.maxResponseBytes)
+  Object.assign(env, options.env)
   const started = performance.now()
   return new Promise((resolve, reject) => {
     const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })

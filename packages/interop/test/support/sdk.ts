@@ -7,6 +7,7 @@ import * as A2ANode from "@mainsequence/a2a/node"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { makeRecorder, spanExitLines, spanLines, textOf } from "./recording.js"
@@ -18,6 +19,9 @@ export interface SdkOptions {
   readonly refreshToken?: string
   readonly username?: string
   readonly maxResponseBytes?: number
+  /** The Node layer's proxy option (default: from the environment). */
+  readonly proxy?: A2ANode.ProxyOption
+  readonly noProxy?: string
 }
 
 export interface SdkRun<A, E> {
@@ -62,8 +66,10 @@ export const runSdk = async <A, E>(
     accessToken: Redacted.make(options.accessToken ?? secrets.userAccess),
     ...(options.refreshToken === undefined ? {} : { refreshToken: Redacted.make(options.refreshToken) }),
     ...(options.username === undefined ? {} : { username: options.username }),
-    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes })
-  })
+    ...(options.maxResponseBytes === undefined ? {} : { maxResponseBytes: options.maxResponseBytes }),
+    ...(options.proxy === undefined ? {} : { proxy: options.proxy }),
+    ...(options.noProxy === undefined ? {} : { noProxy: options.noProxy })
+  }).pipe(Layer.orDie)
   const program = Effect.flatMap(A2AClient.A2AClient, use).pipe(
     // What an application logs of a call: its answer, or its failure with the whole cause.
     Effect.tapErrorCause((cause) => Effect.logError("the call failed", cause)),

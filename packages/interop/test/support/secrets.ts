@@ -9,7 +9,11 @@ export const secrets = {
   userRefreshRotated: "urt.SECRET-user-refresh-rotated-0b7e3c55",
   runtimeOne: "rtk.SECRET-runtime-one-5a1e9f03-d6c8",
   runtimeTwo: "rtk.SECRET-runtime-two-c0ffee42-a1b2",
-  runtimeStale: "rtk.SECRET-runtime-stale-deadbeef-7788"
+  runtimeStale: "rtk.SECRET-runtime-stale-deadbeef-7788",
+  // the proxy's credentials (support/network.ts), and the Proxy-Authorization value they make
+  proxyUser: "proxy-user-SECRET-4e1d",
+  proxyPassword: "proxy-pass-SECRET-9b7c2a61-f0d3",
+  proxyAuthorization: Buffer.from("proxy-user-SECRET-4e1d:proxy-pass-SECRET-9b7c2a61-f0d3").toString("base64")
 } as const
 
 export type SecretName = keyof typeof secrets
