@@ -340,3 +340,59 @@ describe("a custom RuntimeAccessCache is storage only", () => {
     }).pipe(Effect.provide(withCache(recording, [session({ backend: { resolveDelay: 100 } })])))
   })
 })
+
+// SPEC §6: no call sends a token the runtime already rejected for the session, even when the store still
+// hands it back (a store that cannot remove an entry: a shared store that failed, another process's write).
+describe("rejected tokens, with a store that keeps a rejected entry", () => {
+  const sticky = Layer.effect(
+    RuntimeAccessCache.RuntimeAccessCache,
+    Effect.flatMap(
+      RuntimeAccessCache.makeMemoryStore,
+      (store) => RuntimeAccessCache.make({ ...store, remove: () => Effect.void })
+    )
+  )
+
+  it.effect("the refresh after a 401 resolves fresh instead of resending the rejected token it read back", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
+        .toBeUndefined()
+      const p = yield* platform
+      yield* p.rotateRuntimeToken(sessionUid)
+      const again = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-2" }), "1 second")
+      expect(again.error).toBeUndefined()
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.status])).toEqual([["m-1", 200], ["m-2", 401], [
+        "m-2",
+        200
+      ]])
+      expect(yield* resolves).toHaveLength(2)
+    }).pipe(Effect.provide(withCache(sticky, [session()]))))
+})
+
+// SPEC §5: a phase limit that ends the session's resolution while it waits for a transient runtime is each
+// waiting call's own AgentRuntimeNotReadyError, with its own time left.
+describe("the session's resolution cut by its phase limit during a transient wait", () => {
+  it.effect("each waiting call: AgentRuntimeNotReadyError with its own messageId and remainingMs", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const send = (messageId: string, timeout: Timeout.Timeout) =>
+        Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "x", messageId, timeout })))
+      const short = yield* send("m-short", [5, 1])
+      const long = yield* send("m-long", [9, 1])
+      // the first resolve (t = 0) answered waking, retry at 500 ms; that one never answers
+      yield* TestClock.adjust(0)
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, backend: { resolveDelay: 600_000 } }))
+      // the re-resolve at 500 ms gets no head within read (1 s): the resolution ends at 1.5 s
+      yield* TestClock.adjust("1500 millis")
+      const errors = [{ ...(yield* Fiber.join(short)) }, { ...(yield* Fiber.join(long)) }]
+      expect(errors).toMatchObject([
+        { _tag: "AgentRuntimeNotReadyError", messageId: "m-short", state: "waking", remainingMs: 6000 - 1500 },
+        { _tag: "AgentRuntimeNotReadyError", messageId: "m-long", state: "waking", remainingMs: 10_000 - 1500 }
+      ])
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 500])
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 500 } })]
+    }))))
+})

@@ -1,0 +1,113 @@
+// The client's options as a user gives them: unusable ones fail every call before any request, and the cache
+// key scopes entries by backend URL (a trailing slash is the same backend), user (username, else the access
+// token) and session.
+import type * as HttpClient from "@effect/platform/HttpClient"
+import { describe, expect, it } from "@effect/vitest"
+import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
+import type * as Scope from "effect/Scope"
+import * as A2AClient from "../src/A2AClient.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
+import * as Timeout from "../src/Timeout.js"
+import { platform, session, sessionUid } from "./fixtures.js"
+
+const otherToken = Redacted.make("another-user-access-token")
+const base = SimulatedPlatform.defaultBaseUrl
+
+/** One simulated platform and one cache shared by the clients a test makes. */
+const shared = <A, E>(
+  effect: Effect.Effect<
+    A,
+    E,
+    Scope.Scope | SimulatedPlatform.SimulatedPlatform | RuntimeAccessCache.RuntimeAccessCache | HttpClient.HttpClient
+  >
+) =>
+  Effect.scoped(effect).pipe(
+    Effect.provide(Timeout.layerInstantConnect),
+    Effect.provide(Layer.merge(
+      layerTest({ sessions: [session()], userAccessTokens: [SimulatedPlatform.defaultUserAccessToken, otherToken] }),
+      RuntimeAccessCache.layerMemory
+    ))
+  )
+
+/** Sends once through a client made with `options`; the platform's resolve count after it. */
+const sendWith = (options: Partial<A2AClient.A2AClientOptions>) =>
+  Effect.scoped(Effect.gen(function*() {
+    const client = yield* A2AClient.make({
+      backendUrl: base,
+      accessToken: SimulatedPlatform.defaultUserAccessToken,
+      ...options
+    })
+    yield* client.sendA2AMessage(sessionUid, { message: "hi" })
+    const log = yield* Effect.flatMap(platform, (p) => p.requestLog)
+    return log.filter((entry) => entry.route === "resolve-runtime-access").length
+  }))
+
+describe("client options: unusable ones fail every call, nothing sent", () => {
+  const refused = (options: Partial<A2AClient.A2AClientOptions>) =>
+    Effect.gen(function*() {
+      const client = yield* A2AClient.make({
+        backendUrl: base,
+        accessToken: SimulatedPlatform.defaultUserAccessToken,
+        ...options
+      })
+      const error = yield* Effect.flip(client.sendA2AMessage(sessionUid, { message: "hi" }))
+      const log = yield* Effect.flatMap(platform, (p) => p.requestLog)
+      expect(log).toEqual([])
+      return { ...error }
+    })
+
+  it.effect("a blank backend URL, a blank access token, a maxResponseBytes that is not a positive integer", () =>
+    shared(Effect.gen(function*() {
+      for (const backendUrl of ["", "   "]) {
+        expect(yield* refused({ backendUrl })).toEqual({
+          _tag: "A2AInputError",
+          field: "backendUrl",
+          reason: "is missing (set MAINSEQUENCE_ENDPOINT)"
+        })
+      }
+      for (const accessToken of ["", "  ", Redacted.make(" ")]) {
+        expect(yield* refused({ accessToken })).toEqual({
+          _tag: "A2AInputError",
+          field: "accessToken",
+          reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
+        })
+      }
+      expect(yield* refused({ maxResponseBytes: 0 })).toEqual({
+        _tag: "A2AInputError",
+        field: "maxResponseBytes",
+        reason: "must be a positive integer number of bytes (got 0)"
+      })
+    })))
+})
+
+describe("client options: the cache key", () => {
+  it.effect("the same backend (with or without a trailing slash) and user share entries", () =>
+    shared(Effect.gen(function*() {
+      expect(yield* sendWith({ backendUrl: `${base}/` })).toBe(1)
+      expect(yield* sendWith({ backendUrl: `  ${base}  ` })).toBe(1)
+      expect(yield* sendWith({})).toBe(1)
+    })))
+
+  it.effect("a username scopes the entries: other users resolve for themselves; a blank one is no username", () =>
+    shared(Effect.gen(function*() {
+      expect(yield* sendWith({ username: "ada" })).toBe(1)
+      expect(yield* sendWith({ username: " ada " })).toBe(1)
+      expect(yield* sendWith({ username: "grace" })).toBe(2)
+      // without a username the access token scopes the entries: not ada's, not grace's
+      expect(yield* sendWith({})).toBe(3)
+      expect(yield* sendWith({ username: "  " })).toBe(3)
+      // the same username with another token is the same user
+      expect(yield* sendWith({ username: "ada", accessToken: otherToken })).toBe(3)
+    })))
+
+  it.effect("without a username, each access token is its own scope", () =>
+    shared(Effect.gen(function*() {
+      expect(yield* sendWith({})).toBe(1)
+      expect(yield* sendWith({ accessToken: otherToken })).toBe(2)
+      expect(yield* sendWith({ accessToken: Redacted.value(otherToken) })).toBe(2)
+      expect(yield* sendWith({})).toBe(2)
+    })))
+})
