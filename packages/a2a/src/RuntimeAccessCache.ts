@@ -102,6 +102,7 @@ export class RuntimeAccessCache extends Context.Tag("@mainsequence/a2a/RuntimeAc
  */
 export const fromAdmitted = (admitted: RuntimeAccess.Admitted): Effect.Effect<CachedRuntimeAccess> =>
   Effect.map(Clock.currentTimeMillis, (now) => {
+    // Stryker disable next-line ConditionalExpression: DateTime.make(undefined) is None as well
     const expiresAt = admitted.expiresAt === undefined ? Option.none() : DateTime.make(admitted.expiresAt)
     return {
       rpcUrl: admitted.rpcUrl,

@@ -120,13 +120,16 @@ describe("RuntimeAccessCache", () => {
 
   it.effect("invalidate drops the entry; an access that expires exactly now is not kept", () =>
     Effect.gen(function*() {
-      const cache = yield* memoryCache
+      const store = yield* RuntimeAccessCache.makeMemoryStoreWith()
+      const cache = yield* RuntimeAccessCache.make(store)
       yield* cache.set("k", entry(60_000))
       yield* cache.invalidate("k")
       expect(Option.isNone(yield* cache.get("k"))).toBe(true)
       yield* TestClock.adjust("1 second")
       yield* cache.set("now", entry(1_000))
       yield* cache.set("later", entry(1_001))
+      // not even stored
+      expect(yield* store.size).toBe(1)
       expect(Option.isNone(yield* cache.get("now"))).toBe(true)
       expect(Option.isSome(yield* cache.get("later"))).toBe(true)
     }))

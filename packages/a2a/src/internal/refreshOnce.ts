@@ -54,6 +54,7 @@ const replace = (
     const current = yield* ctx.cache.get(ctx.key)
     // Another call already replaced the rejected access: use its fresh one instead of resolving again.
     if (Option.isSome(current) && !wasRejected(ctx.session, current.value)) return current.value
+    // Stryker disable next-line BooleanLiteral: a cached entry left is the rejected one, which obtainAccess refuses either way
     return yield* obtainAccess(true)
   })
 
