@@ -129,6 +129,26 @@ describe("rules: the Agent's a2a_profile (SPEC §7)", () => {
       Effect.provide(simulated({ sessions: [session({ agent: { taskSupport: true, advertiseProfile: false } })] }))
     ))
 
+  it.effect("an Agent without the a2a_profile key is message-only too (not a contract error)", () => {
+    const { layer, overridden } = simulatedWith(
+      { sessions: [taskSession] },
+      (request) =>
+        request.url === `${base}/api/v1/agents/${agentUid}/` ? { status: 200, body: { uid: agentUid } } : undefined
+    )
+    return Effect.gen(function*() {
+      const error = yield* sendTask
+      expect({ ...error }).toEqual({
+        _tag: "TaskModeNotSupportedError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        agentUid,
+        supportedResponseKinds: ["message"]
+      })
+      expect(overridden).toEqual([`GET ${base}/api/v1/agents/${agentUid}/`])
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(layer))
+  })
+
   it.effect("a caller's profile without task: no discovery, no agentUid, the caller's kinds", () =>
     Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
