@@ -1,9 +1,10 @@
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
+import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "../src/A2AClient.js"
-import { platform, resolves, session, sessionUid } from "./fixtures.js"
+import { platform, recordSpans, resolves, session, sessionUid } from "./fixtures.js"
 import { type Answer, base, simulatedWith } from "./rules.fixtures.js"
 
 // SPEC §3: a backend error's message comes from JSON `detail`, `error` (or `error.message`) or `message`,
@@ -233,19 +234,24 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
   })
 
   it.effect("the refresh request: POST {\"refresh\": …} as JSON; the new token is used for the retry", () => {
-    const seen: Array<{ url: string; body: string; auth: string | undefined }> = []
+    const seen: Array<{ url: string; body: string; type: string | undefined; auth: string | undefined }> = []
     let resolvesSeen = 0
     const { layer } = simulatedWith(
       { sessions: [session()] },
       (request) => {
         if (request.url === refreshUrl) {
           const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
-          seen.push({ url: request.url, body, auth: request.headers["authorization"] })
+          seen.push({
+            url: request.url,
+            body,
+            type: request.headers["content-type"],
+            auth: request.headers["authorization"]
+          })
           return { status: 200, body: { access: "user-2", refresh: "refresh-2" } }
         }
         if (request.url === resolveUrl && resolvesSeen++ === 0) return { status: 401, body: { detail: "expired" } }
         if (request.url === resolveUrl) {
-          seen.push({ url: request.url, body: "", auth: request.headers["authorization"] })
+          seen.push({ url: request.url, body: "", type: undefined, auth: request.headers["authorization"] })
           return { status: 403, body: { detail: "not yours" } }
         }
         return undefined
@@ -257,9 +263,134 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
       const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
       expect(error._tag).toBe("PermissionDeniedError")
       expect(seen).toEqual([
-        { url: refreshUrl, body: "{\"refresh\":\"refresh-1\"}", auth: undefined },
-        { url: resolveUrl, body: "", auth: "Bearer user-2" }
+        { url: refreshUrl, body: "{\"refresh\":\"refresh-1\"}", type: "application/json", auth: undefined },
+        { url: resolveUrl, body: "", type: undefined, auth: "Bearer user-2" }
       ])
     }).pipe(Effect.provide(layer))
   })
+
+  it.effect("a refresh answer that is not 2xx is refused, whatever it holds (300 and 500 with an access token)", () =>
+    Effect.forEach([300, 500], (status) => {
+      const { layer, overridden } = simulatedWith(
+        { sessions: [session()] },
+        (request) =>
+          request.url === resolveUrl
+            ? { status: 401, body: { detail: "expired" } }
+            : request.url === refreshUrl
+            ? { status, body: { access: "user-2" } }
+            : undefined,
+        { refreshToken: Redacted.make("refresh-1") }
+      )
+      return Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+        expect([status, error._tag]).toEqual([status, "NotLoggedInError"])
+        expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
+      }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("only a 401 is refreshed: a 403 is PermissionDeniedError at once", () => {
+    const { layer, overridden } = simulatedWith(
+      { sessions: [session()] },
+      (request) => request.url === resolveUrl ? { status: 403, body: { detail: "no" } } : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+      expect(error._tag).toBe("PermissionDeniedError")
+      expect(overridden).toEqual([`POST ${resolveUrl}`])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a rotated refresh token is used for the next refresh; a null one keeps the last", () => {
+    const seen: Array<string> = []
+    const refreshes = [{ access: "user-2", refresh: "refresh-2" }, { access: "user-3", refresh: null }, {
+      access: "user-4"
+    }]
+    // each call's first resolve is refused (401), the one after its refresh finds no session (404)
+    let refuseNext = false
+    const { layer } = simulatedWith(
+      { sessions: [session()] },
+      (request) => {
+        if (request.url === refreshUrl) {
+          const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          seen.push(`refresh ${body}`)
+          return { status: 200, body: refreshes.shift() }
+        }
+        if (request.url !== resolveUrl) return undefined
+        seen.push(`resolve ${request.headers["authorization"]}`)
+        const refuse = refuseNext
+        refuseNext = false
+        return refuse ? { status: 401, body: { detail: "expired" } } : { status: 404, body: { detail: "gone" } }
+      },
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      for (let i = 0; i < 3; i++) {
+        refuseNext = true
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: `m-${i}` }))
+        expect(error._tag).toBe("SessionNotFoundError")
+      }
+      expect(seen).toEqual([
+        `resolve Bearer ${Redacted.value(SimulatedPlatform.defaultUserAccessToken)}`,
+        "refresh {\"refresh\":\"refresh-1\"}",
+        "resolve Bearer user-2",
+        "resolve Bearer user-2",
+        "refresh {\"refresh\":\"refresh-2\"}",
+        "resolve Bearer user-3",
+        "resolve Bearer user-3",
+        "refresh {\"refresh\":\"refresh-2\"}",
+        "resolve Bearer user-4"
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the refresh runs in span a2a.refreshAccessToken with the call's ids", () => {
+    const { layer } = simulatedWith(
+      { sessions: [session()] },
+      (request) =>
+        request.url === resolveUrl
+          ? { status: 401, body: { detail: "expired" } }
+          : request.url === refreshUrl
+          ? { status: 401, body: { detail: "no" } }
+          : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const { spans, tracer } = yield* recordSpans
+      yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })).pipe(
+        Effect.withTracer(tracer)
+      )
+      const refresh = spans.filter((span) => span.name === "a2a.refreshAccessToken")
+      expect(refresh.map((span) => Object.fromEntries(span.attributes))).toEqual([
+        { "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" }
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("rules: the backend URL (SPEC §3)", () => {
+  it.effect("a padded backend URL with a trailing slash is trimmed before the path is joined", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
+      expect((yield* resolves).map((entry) => entry.url)).toEqual([resolveUrl])
+    }).pipe(
+      Effect.provide(simulatedWith({ sessions: [session()] }, () => undefined, { backendUrl: ` ${base}/ ` }).layer)
+    ))
+
+  it.effect("a 300 answer is not a success: BackendContractError \"unexpected status 300\"", () =>
+    Effect.gen(function*() {
+      expect(yield* resolveAnswered({ status: 300, body: { detail: "moved" } })).toEqual({
+        _tag: "BackendContractError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        url: resolveUrl,
+        status: 300,
+        reason: "unexpected status 300: moved"
+      })
+    }))
 })

@@ -167,6 +167,19 @@ describe("rules: the Agent's a2a_profile (SPEC §7)", () => {
       expect(yield* (yield* platform).requestLog).toEqual([])
     }).pipe(Effect.provide(simulated({ sessions: [taskSession] }))))
 
+  it.effect("the discovery requests are GETs with the user's token and no body", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1", responseKind: "task" })
+      const gets = (yield* (yield* platform).requestLog).filter((entry) => entry.method === "GET")
+      expect(gets.map((entry) => [entry.url, entry.bodyText, entry.headers["content-type"], entry.tokenLabel])).toEqual(
+        [
+          [sessionUrl, "", undefined, "user-token#1"],
+          [`${base}/api/v1/agents/${agentUid}/`, "", undefined, "user-token#1"]
+        ]
+      )
+    }).pipe(Effect.provide(simulated({ sessions: [taskSession] }))))
+
   it.effect("discovery runs in span a2a.discoverAgent with the call's ids; its requests in a2a.http GET", () =>
     Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient

@@ -27,7 +27,7 @@ export const base = SimulatedPlatform.defaultBaseUrl
 export const simulatedWith = (
   platform: SimulatedPlatform.Options,
   answer: (request: HttpClientRequest.HttpClientRequest) => Answer | undefined,
-  client: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl">> = {}
+  client: Partial<A2AClient.A2AClientOptions> = {}
 ) => {
   const overridden: Array<string> = []
   const simulation = Layer.merge(layerTest(platform), RuntimeAccessCache.layerMemory)
