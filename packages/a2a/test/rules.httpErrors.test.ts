@@ -101,6 +101,57 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       })
     }))
 
+  it.effect("an entry whose @type is not a string is passed over (no crash)", () =>
+    Effect.gen(function*() {
+      expect(yield* failing(400, rpc(400, "bad", [{ "@type": 5, reason: "NUMERIC_TYPE" }, info("TYPED")]))).toEqual({
+        _tag: "A2ARequestError",
+        ...sendFields(400),
+        reason: "TYPED",
+        detail: "bad"
+      })
+    }))
+
+  it.effect("an ErrorInfo-typed entry that does not decode is searched inside, like any other object", () =>
+    Effect.gen(function*() {
+      const broken = {
+        "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+        reason: 7,
+        metadata: { inner: info("INNER") }
+      }
+      expect(yield* failing(400, rpc(400, "bad", [broken]))).toEqual({
+        _tag: "A2ARequestError",
+        ...sendFields(400),
+        reason: "INNER",
+        detail: "bad"
+      })
+    }))
+
+  it.effect("eight levels also count through objects: three objects deep is found, five is not", () =>
+    Effect.gen(function*() {
+      // an object's values are one level below it and each value one more
+      const inObjects = (n: number): unknown => n === 0 ? info("IN_OBJECTS") : { inner: inObjects(n - 1) }
+      expect(yield* failing(400, rpc(400, "o", [inObjects(3)]))).toMatchObject({ reason: "IN_OBJECTS" })
+      expect(yield* failing(400, rpc(400, "o", [inObjects(5)]))).toEqual({
+        _tag: "A2ARequestError",
+        ...sendFields(400),
+        detail: "o"
+      })
+    }))
+
+  it.effect("a Status message or error that is not a string is not the detail: the body text is", () =>
+    Effect.gen(function*() {
+      expect(yield* failing(400, { error: { code: 400, message: 42 } })).toEqual({
+        _tag: "A2ARequestError",
+        ...sendFields(400),
+        detail: "{\"error\":{\"code\":400,\"message\":42}}"
+      })
+      expect(yield* failing(400, { error: { code: 400, error: 5 } })).toEqual({
+        _tag: "A2ARequestError",
+        ...sendFields(400),
+        detail: "{\"error\":{\"code\":400,\"error\":5}}"
+      })
+    }))
+
   it.effect("a Status without the error wrapper is read the same; a plain-string error is the detail", () =>
     Effect.gen(function*() {
       expect(yield* failing(400, { code: 400, message: "bare", details: [info("BARE")] })).toEqual({

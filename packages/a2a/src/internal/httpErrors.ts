@@ -73,6 +73,7 @@ export const parseRpcStatus = (json: unknown): RpcStatus => {
 
 const limitSecondsOf = (info: ErrorInfo): number => {
   const raw = info.metadata?.["limitSeconds"]
+  // Stryker disable next-line MethodExpression: Number() ignores surrounding whitespace itself; the trim says what is meant
   const seconds = Predicate.isString(raw) ? Number(raw.trim()) : Predicate.isNumber(raw) ? raw : Number.NaN
   // The platform's documented Message limit when the metadata is missing or malformed.
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 90
