@@ -111,6 +111,14 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
         field: "jsonRepairAttempts",
         reason: "must be an integer ≥ 1 (got 0)"
       })
+      const kind = yield* Effect.flip(
+        a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", responseKind: "stream" }))
+      )
+      expect({ ...kind }).toEqual({
+        _tag: "A2AInputError",
+        field: "responseKind",
+        reason: "must be \"message\" or \"task\" (got \"stream\")"
+      })
       yield* nothingSent
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })
@@ -135,5 +143,8 @@ describe("rules: the generated messageId (SPEC §2)", () => {
       expect(fixed).toEqual([12])
       // the variant nibble takes all four of its values
       expect(new Set(hex.map((h) => h[16])).size).toBe(4)
+      // only bytes 6 and 8 are masked: every other byte's high nibble also takes values below 8
+      const highNibbles = Array.from({ length: 16 }, (_, byte) => byte * 2).filter((i) => i !== 12 && i !== 16)
+      expect(highNibbles.filter((i) => hex.every((h) => parseInt(h[i] ?? "0", 16) >= 8))).toEqual([])
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })
