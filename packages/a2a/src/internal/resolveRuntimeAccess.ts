@@ -40,6 +40,7 @@ export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
     return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
   }).pipe(
     Effect.withSpan("a2a.resolveRuntimeAccess", {
+      // Stryker disable next-line BooleanLiteral: equivalent: only whether the span keeps a stack trace
       captureStackTrace: false,
       attributes: spanAttributes(call, attempt)
     })
