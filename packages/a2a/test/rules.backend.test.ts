@@ -159,6 +159,25 @@ describe("rules: the status of a backend error decides the error (SPEC §3)", ()
     }))
 })
 
+describe("rules: a resolve answer of another shape (SPEC §3)", () => {
+  it.effect("a deciding field of the wrong type → BackendContractError naming where", () =>
+    Effect.gen(function*() {
+      expect(
+        yield* resolveAnswered({
+          status: 200,
+          body: { mode: "token", runtime_interaction: { state: "ready", can_submit: "yes" } }
+        })
+      ).toEqual({
+        _tag: "BackendContractError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        url: resolveUrl,
+        status: 200,
+        reason: "the runtime-access answer has an unexpected shape at runtime_interaction.can_submit"
+      })
+    }))
+})
+
 describe("rules: the resolve request on the wire (SPEC §3)", () => {
   it.effect("POST with the user's bearer token, JSON content type and accept, body {}", () =>
     Effect.gen(function*() {
