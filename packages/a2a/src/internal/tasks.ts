@@ -45,7 +45,13 @@ const taskCall = <A, E extends TaskError>(
     const budget = yield* Timeout.toBudget(options?.timeout)
     return yield* withCallContext(
       env,
-      { agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" },
+      {
+        agentSessionUid: uid,
+        taskId: id,
+        budget,
+        // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
+        step: "resolve-runtime-access"
+      },
       (call) => withinBudget(call, run(call, id))
     )
   })
@@ -59,6 +65,7 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
         yield* enterStep(call, step)
         const path = `/api/a2a/v1/tasks/${encodeURIComponent(taskId)}${cancel ? ":cancel" : ""}`
         const request = cancel
+          // Stryker disable next-line StringLiteral: equivalent: the method is only compared with "GET"
           ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
           : runtimeRequest(access, "GET", path, undefined)
         const answer = yield* runtimeExchange(call, step, request)

@@ -263,7 +263,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
 const transportError = (request: HttpClientRequest.HttpClientRequest, cause: unknown) =>
   new HttpClientError.RequestError({ request, reason: "Transport", cause })
 
-/** The bytes undici sends: a FormData body is encoded by a web `Request` first. */
+/** The bytes undici sends (a FormData body was encoded to bytes before, by {@link encodeFormData}). */
 const bodyOf = (
   request: HttpClientRequest.HttpClientRequest
 ): Effect.Effect<Exclude<Undici.Dispatcher.DispatchOptions["body"], undefined>, HttpClientError.RequestError> => {
@@ -282,10 +282,8 @@ const bodyOf = (
     case "Stream":
       return Effect.mapError(NodeStream.toReadable(body.stream), (cause) => transportError(request, cause))
     case "FormData":
-      return Effect.tryPromise({
-        try: () => new Response(body.formData).arrayBuffer().then((buffer) => new Uint8Array(buffer)),
-        catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
-      })
+      // Stryker disable next-line all: unreachable, every FormData body is encoded to bytes first (encodeFormData)
+      return Effect.fail(new HttpClientError.RequestError({ request, reason: "Encode", description: "FormData" }))
   }
 }
 
@@ -318,6 +316,25 @@ const withinConnectLimit = (
         ? Effect.never
         : Effect.fail(transportError(request, new Undici.errors.ConnectTimeoutError())))
   )
+
+/**
+ * A FormData body is encoded before the request is dispatched, so the multipart boundary chosen by the
+ * encoding goes out as the content type (a request's own headers carry none for it).
+ */
+const encodeFormData = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.RequestError> => {
+  if (request.body._tag !== "FormData") return Effect.succeed(request)
+  const encoded = new Response(request.body.formData)
+  return Effect.tryPromise({
+    try: () => encoded.arrayBuffer(),
+    catch: (cause) => new HttpClientError.RequestError({ request, reason: "Encode", cause })
+  }).pipe(
+    Effect.map((buffer) =>
+      HttpClientRequest.bodyUint8Array(request, new Uint8Array(buffer), encoded.headers.get("content-type") ?? "")
+    )
+  )
+}
 
 /** Dispatches `request` and succeeds with its head; the body follows through the response. */
 const dispatch = (
@@ -444,7 +461,7 @@ export const make = (
         })
       })
     return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      (request) => Effect.flatMap(request, execute),
+      (request) => Effect.flatMap(Effect.flatMap(request, encodeFormData), execute),
       Effect.succeed
     )
   })

@@ -1,0 +1,415 @@
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import { describe, expect, it } from "@effect/vitest"
+import { SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as A2AClient from "../src/A2AClient.js"
+import { platform, recordSpans, resolves, session, sessionUid } from "./fixtures.js"
+import { type Answer, base, simulatedWith } from "./rules.fixtures.js"
+
+// SPEC §3: a backend error's message comes from JSON `detail`, `error` (or `error.message`) or `message`,
+// in that order, a blank field skipped, else the text; the status decides the error, none is retried.
+
+const resolveUrl = `${base}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
+
+/** One send whose resolve is answered by hand with `answer` (every other request by the platform). */
+const resolveAnswered = (answer: Answer, client: Parameters<typeof simulatedWith>[2] = {}) => {
+  const { layer, overridden } = simulatedWith(
+    { sessions: [session()] },
+    (request: HttpClientRequest.HttpClientRequest) => request.url === resolveUrl ? answer : undefined,
+    client
+  )
+  return Effect.gen(function*() {
+    const a2a = yield* A2AClient.A2AClient
+    const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+    expect(overridden).toEqual([`POST ${resolveUrl}`])
+    // nothing reached the runtime (the platform saw no request at all)
+    expect(yield* (yield* platform).requestLog).toEqual([])
+    return { ...error }
+  }).pipe(Effect.provide(layer))
+}
+
+const notFound = (detail: string | undefined) => ({
+  _tag: "SessionNotFoundError",
+  agentSessionUid: sessionUid,
+  messageId: "m-1",
+  method: "POST",
+  url: resolveUrl,
+  status: 404,
+  ...(detail === undefined ? {} : { detail })
+})
+
+describe("rules: which field of a backend error becomes its message (SPEC §3)", () => {
+  const cases: ReadonlyArray<readonly [string, Answer, string | undefined]> = [
+    ["detail first", { status: 404, body: { detail: "D", error: "E", message: "M" } }, "D"],
+    ["a blank detail is skipped for error", { status: 404, body: { detail: "  ", error: "E", message: "M" } }, "E"],
+    ["a non-string detail is skipped", { status: 404, body: { detail: 5, error: "E" } }, "E"],
+    ["error before message", { status: 404, body: { error: "E", message: "M" } }, "E"],
+    ["error.message when error is an object", { status: 404, body: { error: { message: "EM" }, message: "M" } }, "EM"],
+    ["a blank error.message is skipped", { status: 404, body: { error: { message: " " }, message: "M" } }, "M"],
+    ["a blank error is skipped", { status: 404, body: { error: "", message: "M" } }, "M"],
+    ["message last", { status: 404, body: { message: "M" } }, "M"],
+    ["none of them: the JSON text", { status: 404, body: { code: "gone" } }, "{\"code\":\"gone\"}"],
+    ["a blank message: the JSON text", { status: 404, body: { message: " " } }, "{\"message\":\" \"}"],
+    ["not JSON: the text, squashed", { status: 404, text: "  Session\n  gone  " }, "Session gone"],
+    [
+      "an HTML page: its title",
+      { status: 404, text: "<html><title>Not here</title></html>" },
+      "an HTML page \"Not here\""
+    ],
+    ["an empty body: no detail", { status: 404, text: "" }, undefined]
+  ]
+  for (const [what, answer, detail] of cases) {
+    it.effect(what, () =>
+      Effect.gen(function*() {
+        expect(yield* resolveAnswered(answer)).toEqual(notFound(detail))
+      }))
+  }
+
+  it.effect("a long text is cut at 200 characters", () =>
+    Effect.gen(function*() {
+      const error = yield* resolveAnswered({ status: 404, text: "x".repeat(250) })
+      expect(error).toEqual(notFound(`${"x".repeat(200)}…`))
+      expect(yield* resolveAnswered({ status: 404, text: "y".repeat(200) })).toEqual(notFound("y".repeat(200)))
+    }))
+})
+
+describe("rules: the status of a backend error decides the error (SPEC §3)", () => {
+  const fields = (status: number) => ({
+    agentSessionUid: sessionUid,
+    messageId: "m-1",
+    method: "POST",
+    url: resolveUrl,
+    status,
+    detail: "why"
+  })
+
+  it.effect("401 → NotLoggedInError (no refresh token), 403 → PermissionDeniedError", () =>
+    Effect.gen(function*() {
+      expect(yield* resolveAnswered({ status: 401, body: { detail: "why" } })).toEqual({
+        _tag: "NotLoggedInError",
+        ...fields(401)
+      })
+      expect(yield* resolveAnswered({ status: 403, body: { detail: "why" } })).toEqual({
+        _tag: "PermissionDeniedError",
+        ...fields(403)
+      })
+    }))
+
+  it.effect("429 → RateLimitedError keeping Retry-After", () =>
+    Effect.gen(function*() {
+      expect(yield* resolveAnswered({ status: 429, body: { detail: "why" }, headers: { "retry-after": "30" } }))
+        .toEqual({ _tag: "RateLimitedError", ...fields(429), retryAfter: "30" })
+      expect(yield* resolveAnswered({ status: 429, body: { detail: "why" } }))
+        .toEqual({ _tag: "RateLimitedError", ...fields(429) })
+    }))
+
+  it.effect("500 and 503 → ServerError from the backend", () =>
+    Effect.gen(function*() {
+      for (const status of [500, 503]) {
+        expect(yield* resolveAnswered({ status, body: { detail: "why" } })).toEqual({
+          _tag: "ServerError",
+          ...fields(status),
+          origin: "backend"
+        })
+      }
+    }))
+
+  it.effect("another status → BackendContractError \"unexpected status\", with the detail when there is one", () =>
+    Effect.gen(function*() {
+      const contract = (status: number, reason: string) => ({
+        _tag: "BackendContractError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        url: resolveUrl,
+        status,
+        reason
+      })
+      expect(yield* resolveAnswered({ status: 418, body: { detail: "why" } })).toEqual(
+        contract(418, "unexpected status 418: why")
+      )
+      expect(yield* resolveAnswered({ status: 302, text: "" })).toEqual(contract(302, "unexpected status 302"))
+      expect(yield* resolveAnswered({ status: 499, body: { detail: "why" } })).toEqual(
+        contract(499, "unexpected status 499: why")
+      )
+    }))
+
+  it.effect("a 2xx answer that is not a JSON object → BackendContractError saying what came", () =>
+    Effect.gen(function*() {
+      const contract = (status: number, reason: string) => ({
+        _tag: "BackendContractError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        url: resolveUrl,
+        status,
+        reason
+      })
+      expect(yield* resolveAnswered({ status: 200, body: [1, 2] })).toEqual(
+        contract(200, "the answer is not a JSON object ([1,2])")
+      )
+      expect(yield* resolveAnswered({ status: 200, text: "ok" })).toEqual(
+        contract(200, "the answer is not a JSON object (ok)")
+      )
+      expect(yield* resolveAnswered({ status: 201, text: "" })).toEqual(
+        contract(201, "the answer is not a JSON object")
+      )
+      expect(yield* resolveAnswered({ status: 200, body: "text" })).toEqual(
+        contract(200, "the answer is not a JSON object (\"text\")")
+      )
+    }))
+})
+
+describe("rules: a resolve answer of another shape (SPEC §3)", () => {
+  it.effect("a deciding field of the wrong type → BackendContractError naming where", () =>
+    Effect.gen(function*() {
+      expect(
+        yield* resolveAnswered({
+          status: 200,
+          body: { mode: "token", runtime_interaction: { state: "ready", can_submit: "yes" } }
+        })
+      ).toEqual({
+        _tag: "BackendContractError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        url: resolveUrl,
+        status: 200,
+        reason: "the runtime-access answer has an unexpected shape at runtime_interaction.can_submit"
+      })
+    }))
+})
+
+describe("rules: the resolve request on the wire (SPEC §3)", () => {
+  it.effect("POST with the user's bearer token, JSON content type and accept, body {}", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
+      const [resolve, ...more] = yield* resolves
+      expect(more).toEqual([])
+      expect({
+        method: resolve?.method,
+        url: resolve?.url,
+        bodyText: resolve?.bodyText,
+        contentType: resolve?.headers["content-type"],
+        accept: resolve?.headers["accept"],
+        tokenLabel: resolve?.tokenLabel
+      }).toEqual({
+        method: "POST",
+        url: resolveUrl,
+        bodyText: "{}",
+        contentType: "application/json",
+        accept: "application/json",
+        tokenLabel: "user-token#1"
+      })
+    }).pipe(Effect.provide(simulatedWith({ sessions: [session()] }, () => undefined).layer)))
+})
+
+describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", () => {
+  const refreshUrl = `${base}/auth/jwt-token/token/refresh/`
+
+  it.effect("a refused refresh (its own 401) ends NotLoggedInError of the first answer; asked once", () => {
+    const { layer, overridden } = simulatedWith(
+      { sessions: [session()] },
+      (request) =>
+        request.url === resolveUrl
+          ? { status: 401, body: { detail: "expired" } }
+          : request.url === refreshUrl
+          ? { status: 401, body: { detail: "refresh refused" } }
+          : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+      expect({ ...error }).toEqual({
+        _tag: "NotLoggedInError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        method: "POST",
+        url: resolveUrl,
+        status: 401,
+        detail: "expired"
+      })
+      expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a refresh answer without a usable access token is a refused refresh", () => {
+    const { layer, overridden } = simulatedWith(
+      { sessions: [session()] },
+      (request) =>
+        request.url === resolveUrl
+          ? { status: 401, body: { detail: "expired" } }
+          : request.url === refreshUrl
+          ? { status: 200, body: { access: "  " } }
+          : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+      expect(error._tag).toBe("NotLoggedInError")
+      expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the refresh request: POST {\"refresh\": …} as JSON; the new token is used for the retry", () => {
+    const seen: Array<{ url: string; body: string; type: string | undefined; auth: string | undefined }> = []
+    let resolvesSeen = 0
+    const { layer } = simulatedWith(
+      { sessions: [session()] },
+      (request) => {
+        if (request.url === refreshUrl) {
+          const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          seen.push({
+            url: request.url,
+            body,
+            type: request.headers["content-type"],
+            auth: request.headers["authorization"]
+          })
+          return { status: 200, body: { access: "user-2", refresh: "refresh-2" } }
+        }
+        if (request.url === resolveUrl && resolvesSeen++ === 0) return { status: 401, body: { detail: "expired" } }
+        if (request.url === resolveUrl) {
+          seen.push({ url: request.url, body: "", type: undefined, auth: request.headers["authorization"] })
+          return { status: 403, body: { detail: "not yours" } }
+        }
+        return undefined
+      },
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+      expect(error._tag).toBe("PermissionDeniedError")
+      expect(seen).toEqual([
+        { url: refreshUrl, body: "{\"refresh\":\"refresh-1\"}", type: "application/json", auth: undefined },
+        { url: resolveUrl, body: "", type: undefined, auth: "Bearer user-2" }
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a refresh answer that is not 2xx is refused, whatever it holds (300 and 500 with an access token)", () =>
+    Effect.forEach([300, 500], (status) => {
+      const { layer, overridden } = simulatedWith(
+        { sessions: [session()] },
+        (request) =>
+          request.url === resolveUrl
+            ? { status: 401, body: { detail: "expired" } }
+            : request.url === refreshUrl
+            ? { status, body: { access: "user-2" } }
+            : undefined,
+        { refreshToken: Redacted.make("refresh-1") }
+      )
+      return Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+        expect([status, error._tag]).toEqual([status, "NotLoggedInError"])
+        expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
+      }).pipe(Effect.provide(layer))
+    }))
+
+  it.effect("only a 401 is refreshed: a 403 is PermissionDeniedError at once", () => {
+    const { layer, overridden } = simulatedWith(
+      { sessions: [session()] },
+      (request) => request.url === resolveUrl ? { status: 403, body: { detail: "no" } } : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+      expect(error._tag).toBe("PermissionDeniedError")
+      expect(overridden).toEqual([`POST ${resolveUrl}`])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a rotated refresh token is used for the next refresh; a null one keeps the last", () => {
+    const seen: Array<string> = []
+    const refreshes = [{ access: "user-2", refresh: "refresh-2" }, { access: "user-3", refresh: null }, {
+      access: "user-4"
+    }]
+    // each call's first resolve is refused (401), the one after its refresh finds no session (404)
+    let refuseNext = false
+    const { layer } = simulatedWith(
+      { sessions: [session()] },
+      (request) => {
+        if (request.url === refreshUrl) {
+          const body = request.body._tag === "Uint8Array" ? new TextDecoder().decode(request.body.body) : ""
+          seen.push(`refresh ${body}`)
+          return { status: 200, body: refreshes.shift() }
+        }
+        if (request.url !== resolveUrl) return undefined
+        seen.push(`resolve ${request.headers["authorization"]}`)
+        const refuse = refuseNext
+        refuseNext = false
+        return refuse ? { status: 401, body: { detail: "expired" } } : { status: 404, body: { detail: "gone" } }
+      },
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      for (let i = 0; i < 3; i++) {
+        refuseNext = true
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: `m-${i}` }))
+        expect(error._tag).toBe("SessionNotFoundError")
+      }
+      expect(seen).toEqual([
+        `resolve Bearer ${Redacted.value(SimulatedPlatform.defaultUserAccessToken)}`,
+        "refresh {\"refresh\":\"refresh-1\"}",
+        "resolve Bearer user-2",
+        "resolve Bearer user-2",
+        "refresh {\"refresh\":\"refresh-2\"}",
+        "resolve Bearer user-3",
+        "resolve Bearer user-3",
+        "refresh {\"refresh\":\"refresh-2\"}",
+        "resolve Bearer user-4"
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("the refresh runs in span a2a.refreshAccessToken with the call's ids", () => {
+    const { layer } = simulatedWith(
+      { sessions: [session()] },
+      (request) =>
+        request.url === resolveUrl
+          ? { status: 401, body: { detail: "expired" } }
+          : request.url === refreshUrl
+          ? { status: 401, body: { detail: "no" } }
+          : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const { spans, tracer } = yield* recordSpans
+      yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })).pipe(
+        Effect.withTracer(tracer)
+      )
+      const refresh = spans.filter((span) => span.name === "a2a.refreshAccessToken")
+      expect(refresh.map((span) => Object.fromEntries(span.attributes))).toEqual([
+        { "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" }
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+describe("rules: the backend URL (SPEC §3)", () => {
+  it.effect("a padded backend URL with a trailing slash is trimmed before the path is joined", () =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
+      expect((yield* resolves).map((entry) => entry.url)).toEqual([resolveUrl])
+    }).pipe(
+      Effect.provide(simulatedWith({ sessions: [session()] }, () => undefined, { backendUrl: ` ${base}/ ` }).layer)
+    ))
+
+  it.effect("a 300 answer is not a success: BackendContractError \"unexpected status 300\"", () =>
+    Effect.gen(function*() {
+      expect(yield* resolveAnswered({ status: 300, body: { detail: "moved" } })).toEqual({
+        _tag: "BackendContractError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        url: resolveUrl,
+        status: 300,
+        reason: "unexpected status 300: moved"
+      })
+    }))
+})

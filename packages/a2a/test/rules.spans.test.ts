@@ -1,0 +1,161 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
+import type * as Tracer from "effect/Tracer"
+import { client, recordSpans, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
+
+// The span names and attributes of README/ARCHITECTURE ("Each step runs in a named span … with session
+// uid, message id and attempt, and each exchange in an `a2a.http <METHOD>` span"): users build
+// dashboards on them, so a renamed span or a lost attribute is a change they see.
+
+const base = "https://platform.sim.mainsequence.test"
+const runtimeBase = `${base}/runtimes/${serviceUid}/api/a2a/v1`
+
+const attributesOf = (span: Tracer.Span | undefined) => Object.fromEntries(span?.attributes ?? [])
+const named = (spans: ReadonlyArray<Tracer.Span>, name: string) => spans.filter((span) => span.name === name)
+const parentOf = (span: Tracer.Span | undefined) =>
+  Option.flatMap(Option.fromNullable(span), (s) => Option.map(s.parent, (parent) => parent.spanId))
+
+describe("rules: the spans of a send", () => {
+  it.effect("a2a.sendA2AMessage around a2a.buildRequestBody, a2a.resolveRuntimeAccess, a2a.sendToRuntime, a2a.http", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { spans, tracer } = yield* recordSpans
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(Effect.withTracer(tracer))
+      const [root, ...roots] = named(spans, "a2a.sendA2AMessage")
+      expect(roots).toEqual([])
+      expect(attributesOf(root)).toEqual({ "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" })
+      const ids = { "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" }
+      const [build] = named(spans, "a2a.buildRequestBody")
+      expect(attributesOf(build)).toEqual(ids)
+      expect(parentOf(build)).toEqual(Option.fromNullable(root?.spanId))
+      const [resolve, ...resolvesMore] = named(spans, "a2a.resolveRuntimeAccess")
+      expect(resolvesMore).toEqual([])
+      expect(attributesOf(resolve)).toEqual({ ...ids, "a2a.attempt": 1 })
+      const [send, ...sendsMore] = named(spans, "a2a.sendToRuntime")
+      expect(sendsMore).toEqual([])
+      expect(attributesOf(send)).toEqual({ ...ids, "a2a.attempt": 1 })
+      const [post, ...postsMore] = named(spans, "a2a.http POST").filter((span) =>
+        span.attributes.get("a2a.step") === "send-message"
+      )
+      expect(postsMore).toEqual([])
+      expect(attributesOf(post)).toEqual({
+        ...ids,
+        "a2a.step": "send-message",
+        "http.request.method": "POST",
+        "url.full": `${runtimeBase}/message:send`,
+        "http.response.status_code": 200
+      })
+      expect(post?.kind).toBe("client")
+      expect(parentOf(post)).toEqual(Option.fromNullable(send?.spanId))
+      const resolvePost = named(spans, "a2a.http POST").find((span) =>
+        span.attributes.get("a2a.step") === "resolve-runtime-access"
+      )
+      expect(attributesOf(resolvePost)).toEqual({
+        ...ids,
+        "a2a.step": "resolve-runtime-access",
+        "http.request.method": "POST",
+        "url.full": `${base}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`,
+        "http.response.status_code": 200
+      })
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("the resend after a refresh is attempt 2 in a2a.sendToRuntime", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { spans, tracer } = yield* recordSpans
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(Effect.withTracer(tracer))
+      expect(named(spans, "a2a.sendToRuntime").map((span) => span.attributes.get("a2a.attempt"))).toEqual([1, 2])
+      expect(
+        named(spans, "a2a.http POST")
+          .filter((span) => span.attributes.get("a2a.step") === "send-message")
+          .map((span) => span.attributes.get("http.response.status_code"))
+      ).toEqual([401, 200])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ token: { rejectFirstSends: 1 } })] }))))
+})
+
+describe("rules: the spans of the Task helpers", () => {
+  const taskSession = session({ agent: { taskSupport: true, task: { queuedMs: 0, outcome: "completed" } } })
+
+  const createTask = Effect.flatMap(
+    client,
+    (a2a) => a2a.sendA2AMessage(sessionUid, { message: "work", messageId: "m-t", responseKind: "task" })
+  )
+
+  it.effect("a2a.getA2ATask around a2a.getTask with the Task id and attempt; its GET in a2a.http GET", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const task = yield* createTask
+      const { spans, tracer } = yield* recordSpans
+      yield* a2a.getA2ATask(sessionUid, task.id).pipe(Effect.withTracer(tracer))
+      const [root, ...roots] = named(spans, "a2a.getA2ATask")
+      expect(roots).toEqual([])
+      const [get, ...gets] = named(spans, "a2a.getTask")
+      expect(gets).toEqual([])
+      expect(attributesOf(get)).toEqual({ "a2a.session_uid": sessionUid, "a2a.task_id": task.id, "a2a.attempt": 1 })
+      const [http] = named(spans, "a2a.http GET")
+      expect(attributesOf(http)).toEqual({
+        "a2a.session_uid": sessionUid,
+        "a2a.task_id": task.id,
+        "a2a.step": "get-task",
+        "http.request.method": "GET",
+        "url.full": `${runtimeBase}/tasks/${task.id}`,
+        "http.response.status_code": 200
+      })
+      expect(parentOf(http)).toEqual(Option.fromNullable(get?.spanId))
+      expect(parentOf(get)).toEqual(Option.fromNullable(root?.spanId))
+    }).pipe(Effect.provide(simulated({ sessions: [taskSession] }))))
+
+  it.effect("a2a.cancelA2ATask around a2a.cancelTask; its POST …:cancel in a2a.http POST with step cancel-task", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const task = yield* createTask
+      const { spans, tracer } = yield* recordSpans
+      yield* a2a.cancelA2ATask(sessionUid, task.id).pipe(Effect.withTracer(tracer))
+      const [root, ...roots] = named(spans, "a2a.cancelA2ATask")
+      expect(roots).toEqual([])
+      const [cancel] = named(spans, "a2a.cancelTask")
+      expect(attributesOf(cancel)).toEqual({ "a2a.session_uid": sessionUid, "a2a.task_id": task.id, "a2a.attempt": 1 })
+      expect(parentOf(cancel)).toEqual(Option.fromNullable(root?.spanId))
+      expect(named(spans, "a2a.getTask")).toEqual([])
+      const [http] = named(spans, "a2a.http POST")
+      expect(attributesOf(http)).toMatchObject({
+        "a2a.step": "cancel-task",
+        "url.full": `${runtimeBase}/tasks/${task.id}:cancel`
+      })
+    }).pipe(
+      Effect.provide(
+        simulated({ sessions: [session({ agent: { taskSupport: true, workMs: 60_000, task: { queuedMs: 0 } } })] })
+      )
+    ))
+
+  it.effect("a2a.waitForA2ATask around one a2a.getTask per poll, each with step wait-task", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const task = yield* createTask
+      const { spans, tracer } = yield* recordSpans
+      const fiber = yield* Effect.fork(a2a.waitForA2ATask(sessionUid, task.id).pipe(Effect.withTracer(tracer)))
+      yield* TestClock.adjust("1 minute")
+      const done = yield* Fiber.join(fiber)
+      expect(done.status.state).toBe("TASK_STATE_COMPLETED")
+      const [root, ...roots] = named(spans, "a2a.waitForA2ATask")
+      expect(roots).toEqual([])
+      const polls = named(spans, "a2a.getTask")
+      expect(polls.length).toBeGreaterThan(1)
+      expect(polls.map((span) => span.attributes.get("a2a.task_id"))).toEqual(polls.map(() => task.id))
+      expect(
+        named(spans, "a2a.http GET").map((span) => span.attributes.get("a2a.step"))
+      ).toEqual(polls.map(() => "wait-task"))
+      expect(polls.map(parentOf)).toEqual(polls.map(() => Option.fromNullable(root?.spanId)))
+    }).pipe(
+      Effect.provide(
+        simulated({
+          sessions: [
+            session({ agent: { taskSupport: true, workMs: 3000, task: { queuedMs: 0, outcome: "completed" } } })
+          ]
+        })
+      )
+    ))
+})
