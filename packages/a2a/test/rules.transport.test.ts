@@ -39,7 +39,9 @@ const transportError = (messageMayHaveBeenSent: boolean, cause: string | undefin
   url: sendUrl,
   step: "send-message",
   messageMayHaveBeenSent,
-  ...(cause === undefined ? {} : { cause })
+  ...(cause === undefined ? {} : { cause }),
+  // the failure's code, when it has one, is also a field of its own ("<kind> <code>" in `cause`)
+  ...(cause?.split(" ")[1] === undefined ? {} : { code: cause.split(" ")[1] })
 })
 
 describe("rules: which transport failures prove the request never left (SPEC §5)", () => {
