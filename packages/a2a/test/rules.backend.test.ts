@@ -319,6 +319,8 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
       const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
       expect(error._tag).toBe("PermissionDeniedError")
       expect(overridden).toEqual([`POST ${resolveUrl}`])
+      // no refresh request reached the platform either
+      expect(yield* (yield* platform).requestLog).toEqual([])
     }).pipe(Effect.provide(layer))
   })
 

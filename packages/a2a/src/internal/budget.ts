@@ -105,11 +105,10 @@ const watchdog = (
       // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
       if (now >= phase.at && read !== undefined) {
         if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
-        const seconds = phase.limit === "read"
-          ? Duration.toSeconds(read)
-          // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
-          : Duration.toSeconds(connect === undefined ? read : Duration.sum(connect, read))
-        return timeoutError(call, phase.limit, seconds)
+        if (phase.limit === "read") return timeoutError(call, "read", Duration.toSeconds(read))
+        // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
+        const head = connect === undefined ? read : Duration.sum(connect, read)
+        return timeoutError(call, phase.limit, Duration.toSeconds(head))
       }
       const wake = Math.min(totalAt - now, phase.at - now, readMillis)
       return Effect.zipRight(clock.sleep(Duration.millis(wake)), loop)

@@ -183,5 +183,7 @@ export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageI
       bytes: new TextEncoder().encode(JSON.stringify(body))
     }
     return result
+  }).pipe(
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether the span keeps a stack trace
-  }).pipe(Effect.withSpan("a2a.buildRequestBody", { captureStackTrace: false }))
+    Effect.withSpan("a2a.buildRequestBody", { captureStackTrace: false })
+  )

@@ -51,5 +51,7 @@ export const sendMessage = (
           })
         })
       ))
+  }).pipe(
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether the span keeps a stack trace
-  }).pipe(Effect.withSpan("a2a.sendA2AMessage", { captureStackTrace: false }))
+    Effect.withSpan("a2a.sendA2AMessage", { captureStackTrace: false })
+  )
