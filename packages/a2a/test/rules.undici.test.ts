@@ -6,54 +6,14 @@ import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as Http from "node:http"
+import type * as Http from "node:http"
 import * as Node from "../src/node.js"
 import { recordSpans } from "./fixtures.js"
+import { serve } from "./recordingServer.js"
 
 // The Node layer's own HttpClient (`Node.layerHttpClient()`) over real sockets on 127.0.0.1: every request
 // body kind reaches the server as the exact bytes, a body larger than its buffer is read whole (undici
 // paused and resumed), a reader that stops ends the exchange, and a client span only while tracing is on.
-
-interface Seen {
-  readonly method: string
-  readonly url: string
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: Buffer
-}
-
-/** A server on 127.0.0.1 that records each request and answers with `answer`; closed with the scope. */
-const serve = (answer: (req: Http.IncomingMessage, res: Http.ServerResponse) => void) =>
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.async<{ readonly server: Http.Server; readonly seen: Array<Seen> }>((resume) => {
-        const seen: Array<Seen> = []
-        const server = Http.createServer((req, res) => {
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            seen.push({
-              method: req.method ?? "",
-              url: req.url ?? "",
-              headers: req.headers,
-              body: Buffer.concat(chunks)
-            })
-            answer(req, res)
-          })
-        })
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, seen })))
-      }),
-      ({ server }) =>
-        Effect.async<unknown>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-    ),
-    ({ seen, server }) => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      return { url: `http://127.0.0.1:${port}`, seen }
-    }
-  )
 
 const ok = (_req: Http.IncomingMessage, res: Http.ServerResponse) => res.end("ok")
 

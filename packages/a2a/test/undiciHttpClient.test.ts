@@ -7,49 +7,8 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import * as Http from "node:http"
 import * as Node from "../src/node.js"
-
-interface Seen {
-  readonly method: string
-  readonly url: string
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-}
-
-/** A server on 127.0.0.1 that records each request and answers with `answer`; closed with the scope. */
-const serve = (answer: (req: Http.IncomingMessage, res: Http.ServerResponse) => void) =>
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.async<{ readonly server: Http.Server; readonly seen: Array<Seen> }>((resume) => {
-        const seen: Array<Seen> = []
-        const server = Http.createServer((req, res) => {
-          const chunks: Array<Buffer> = []
-          req.on("data", (chunk: Buffer) => chunks.push(chunk))
-          req.on("end", () => {
-            seen.push({
-              method: req.method ?? "",
-              url: req.url ?? "",
-              headers: req.headers,
-              body: Buffer.concat(chunks).toString()
-            })
-            answer(req, res)
-          })
-        })
-        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, seen })))
-      }),
-      ({ server }) =>
-        Effect.async<unknown>((resume) => {
-          server.closeAllConnections()
-          server.close(() => resume(Effect.void))
-        })
-    ),
-    ({ seen, server }) => {
-      const address = server.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      return { url: `http://127.0.0.1:${port}`, seen }
-    }
-  )
+import { serve } from "./recordingServer.js"
 
 const client = HttpClient.HttpClient
 
@@ -90,7 +49,7 @@ describe("the Node layer's HttpClient (real sockets)", () => {
       )
       expect(yield* response.text).toBe("ok")
       expect(seen).toHaveLength(1)
-      expect(seen[0]).toMatchObject({
+      expect({ ...seen[0], body: seen[0]?.body.toString() }).toMatchObject({
         method: "POST",
         url: "/api/a2a/v1/message:send?a=1",
         body: "{\"exact\":\"bytes ✓\"}"
