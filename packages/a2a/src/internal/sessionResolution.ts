@@ -21,6 +21,7 @@ import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
 import { notReadyError } from "./budget.js"
 import {
+  type Call,
   type CallContext,
   enterStep,
   PhaseDeadline,
@@ -56,6 +57,9 @@ const resolutionCall = (starter: CallContext): CallContext => ({
   phase: new PhaseDeadline()
 })
 
+/** Whether the wait sends the call away: its next resolve is at or after the call's deadline. */
+const outlives = (wait: SessionWait, call: Call): boolean => wait.retryAtMillis >= call.deadlineMillis
+
 /**
  * Records a transient answer of the resolution: every waiting call whose deadline the next resolve misses
  * leaves at once with its own `AgentRuntimeNotReadyError`; the others are told what they wait for and get
@@ -73,7 +77,7 @@ export const recordWait = (
     resolution.wait = wait
     const outlived: Array<Waiter> = []
     for (const waiter of resolution.waiters) {
-      if (wait.retryAtMillis >= waiter.call.deadlineMillis) {
+      if (outlives(wait, waiter.call)) {
         resolution.waiters.delete(waiter)
         outlived.push(waiter)
       }
@@ -178,7 +182,7 @@ export const awaitResolution = (
             const session = ctx.session
             const running = session.resolution
             const known = running?.wait
-            if (known !== undefined && known.retryAtMillis >= ctx.deadlineMillis) {
+            if (known !== undefined && outlives(known, ctx)) {
               const now = clock.unsafeCurrentTimeMillis()
               return Effect.zipRight(
                 Ref.set(ctx.waitingFor, Option.some(known.transient)),
