@@ -251,10 +251,12 @@ export const withCallContext = <A, E, R>(
         phase: call.phase,
         key: env.cacheKey(options.agentSessionUid)
       }
-      return Effect.ensuring(
-        restore(use(ctx)),
-        Effect.sync(() => env.sessions.release(options.agentSessionUid, session))
-      )
+      // One region for the whole call (`Effect.ensuring` would open a second one inside this).
+      const release = Effect.sync(() => env.sessions.release(options.agentSessionUid, session))
+      return Effect.matchCauseEffect(restore(use(ctx)), {
+        onFailure: (cause) => Effect.zipRight(release, Effect.failCause(cause)),
+        onSuccess: (value) => Effect.as(release, value)
+      })
     })
   )
 

@@ -7,12 +7,15 @@ import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
@@ -24,6 +27,7 @@ import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
+import { spanned } from "./spanned.js"
 
 /** @internal */
 export interface HttpAnswer {
@@ -150,13 +154,6 @@ export const exchange = (
         const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
         const readStep: A2AStep = step === "send-message" ? "read-response" : step
         const limit = options.maxResponseBytes
-        // With the platform's client span off (below), the trace context is propagated from this exchange's span.
-        const span = fiber.getFiberRef(HttpClient.currentTracerPropagation)
-          ? Context.getOption(fiber.currentContext, Tracer.ParentSpan)
-          : Option.none()
-        const traced = Option.isSome(span) && span.value._tag === "Span"
-          ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span.value))
-          : request
         // With a `[connect, read]` budget the call's watchdog enforces this exchange's phase deadline: the head
         // within read of connecting (within connect + read while the client has not said it connected), then
         // at most read between two chunks.
@@ -176,12 +173,11 @@ export const exchange = (
         if (timed) {
           deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
         }
-        const execute = client.execute(traced).pipe(
-          // The platform's own client span would end holding the raw request and response (headers with the
-          // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
-          Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
-          Effect.locally(currentConnectPhase, phase),
-          Effect.catchAll((error) => transportError(call, step, request, error, sentBefore))
+        const execute = Effect.catchAll(
+          Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((inside) =>
+            client.execute(traced(inside, request))
+          ),
+          (error) => transportError(call, step, request, error, sentBefore)
         )
         // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
         const exchangeAll = Effect.flatMap(execute, (response) => {
@@ -217,26 +213,51 @@ export const exchange = (
             read
           )
         })
-        if (!timed) return exchangeAll
-        return options.shared === true
-          ? withinPhaseLimits(call, deadline, exchangeAll)
-          : Effect.ensuring(exchangeAll, Effect.sync(() => deadline.clear()))
+        // The platform's own client span would end holding the raw request and response (headers with the
+        // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
+        const enter = Effect.zipWith(
+          FiberRef.getAndSet(HttpClient.currentTracerDisabledWhen, disabled),
+          FiberRef.getAndSet(currentConnectPhase, phase),
+          (tracerDisabledWhen, connectPhase) =>
+            Effect.zipRight(
+              FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
+              FiberRef.set(currentConnectPhase, connectPhase)
+            ).pipe(Effect.zipLeft(Effect.sync(() => deadline.clear())))
+        )
+        return spanned(
+          !timed || options.shared !== true ? exchangeAll : withinPhaseLimits(call, deadline, exchangeAll),
+          `a2a.http ${request.method}`,
+          {
+            kind: "client",
+            attributes: {
+              ...spanAttributes(call),
+              "a2a.step": step,
+              "http.request.method": request.method,
+              "url.full": request.url
+            }
+          },
+          enter
+        )
       })
-  ).pipe(
-    Effect.withSpan(`a2a.http ${request.method}`, {
-      kind: "client",
-      // Stryker disable next-line BooleanLiteral: equivalent: only whether the span keeps a stack trace
-      captureStackTrace: false,
-      attributes: {
-        ...spanAttributes(call),
-        "a2a.step": step,
-        "http.request.method": request.method,
-        "url.full": request.url
-      }
-    })
   )
 
 const disabled = () => true
+
+/**
+ * With the platform's client span off (`exchange`), the trace context is propagated from the exchange's own
+ * span, the current span of the fiber that executes the request.
+ */
+const traced = (
+  fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  request: HttpClientRequest.HttpClientRequest
+): HttpClientRequest.HttpClientRequest => {
+  const span = fiber.getFiberRef(HttpClient.currentTracerPropagation)
+    ? Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+    : Option.none()
+  return Option.isSome(span) && span.value._tag === "Span"
+    ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span.value))
+    : request
+}
 
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →

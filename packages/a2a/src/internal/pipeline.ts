@@ -14,6 +14,7 @@ import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
 import { sendToRuntime } from "./sendToRuntime.js"
+import { spanned } from "./spanned.js"
 
 /** @internal */
 export const sendMessage = (
@@ -51,7 +52,4 @@ export const sendMessage = (
           })
         })
       ))
-  }).pipe(
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether the span keeps a stack trace
-    Effect.withSpan("a2a.sendA2AMessage", { captureStackTrace: false })
-  )
+  }).pipe((send) => spanned(send, "a2a.sendA2AMessage", {}))

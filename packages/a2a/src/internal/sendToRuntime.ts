@@ -12,6 +12,7 @@ import type { RequestBody } from "./buildRequestBody.js"
 import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 import { exchange, joinUrl } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
+import { spanned } from "./spanned.js"
 
 /**
  * A request to the runtime with the A2A v1 headers. `rpc_url` is opaque: its trailing `/` is trimmed and
@@ -78,8 +79,4 @@ export const sendToRuntime = (
       (answer) => messageError(answer),
       (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
     )
-  }).pipe(
-    // A span per send on the hot path: no stack capture (`Effect.fn` takes one on every call).
-    // Stryker disable next-line BooleanLiteral: equivalent: only whether the span keeps a stack trace
-    Effect.withSpan("a2a.sendToRuntime", { captureStackTrace: false, attributes: spanAttributes(call, attempt) })
-  )
+  }).pipe((send) => spanned(send, "a2a.sendToRuntime", { attributes: spanAttributes(call, attempt) }))

@@ -1,0 +1,63 @@
+/**
+ * A span around an effect in one uninterruptible region. `Effect.withSpan` is three nested regions (the
+ * span's end, its installation as parent span, the `locally` under it), each kept on the fiber's stack for as
+ * long as the effect runs; a call in flight holds one per span, and a step that also sets fiber refs or
+ * cleans up (`Effect.locally`, `Effect.ensuring`) adds a region each. Here the span, those settings and the
+ * cleanup share one region: the same span (name, kind, attributes, parent, links, timing, exit), a few stack
+ * frames instead of seven to twenty (heap per call in flight, docs/BENCHMARKS.md).
+ */
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberRef from "effect/FiberRef"
+import * as Tracer from "effect/Tracer"
+
+/** @internal */
+export interface SpanOptions {
+  readonly kind?: Tracer.SpanKind | undefined
+  readonly attributes?: Record<string, unknown> | undefined
+}
+
+/**
+ * Runs `effect` inside a span named `name` (the fiber's current span its parent, no stack trace). `enter`, if
+ * given, runs once the span is installed, uninterruptibly, and succeeds with what undoes it; that runs when
+ * `effect` ends however it ends, before the span ends.
+ *
+ * @internal
+ */
+export const spanned = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  name: string,
+  options: SpanOptions,
+  enter: Effect.Effect<Effect.Effect<void>> = noEnter
+): Effect.Effect<A, E, R> =>
+  Effect.uninterruptibleMask((restore) =>
+    Effect.flatMap(
+      Effect.makeSpan(name, { kind: options.kind, attributes: options.attributes, captureStackTrace: false }),
+      (span) =>
+        Effect.flatMap(
+          FiberRef.getAndUpdate(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, span)),
+          (context) =>
+            Effect.flatMap(enter, (leave) => {
+              const end = (exit: Exit.Exit<A, E>) =>
+                Effect.zipRight(
+                  Effect.zipRight(leave, FiberRef.set(FiberRef.currentContext, context)),
+                  Effect.withFiberRuntime<void>((fiber) => {
+                    if (span.status._tag === "Ended") return Effect.void
+                    const timed = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+                    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+                    span.end(timed ? clock.unsafeCurrentTimeNanos() : 0n, exit)
+                    return Effect.void
+                  })
+                )
+              return Effect.matchCauseEffect(restore(effect), {
+                onFailure: (cause) => Effect.zipRight(end(Exit.failCause(cause)), Effect.failCause(cause)),
+                onSuccess: (value) => Effect.as(end(Exit.succeed(value)), value)
+              })
+            })
+        )
+    )
+  )
+
+const noEnter: Effect.Effect<Effect.Effect<void>> = Effect.succeed(Effect.void)
