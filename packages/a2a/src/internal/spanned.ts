@@ -43,7 +43,7 @@ export const spanned = <A, E, R>(
               const end = (exit: Exit.Exit<A, E>) =>
                 Effect.zipRight(
                   Effect.zipRight(leave, FiberRef.set(FiberRef.currentContext, context)),
-                  Effect.withFiberRuntime<void>((fiber) => {
+                  Effect.withFiberRuntime((fiber) => {
                     if (span.status._tag === "Ended") return Effect.void
                     const timed = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
                     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
