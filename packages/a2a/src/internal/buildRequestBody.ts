@@ -10,6 +10,8 @@ import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
 
+const utf8 = new TextEncoder()
+
 /** @internal */
 export interface RequestBody {
   readonly messageId: string
@@ -180,7 +182,7 @@ export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageI
       messageId,
       responseKind,
       taskId,
-      bytes: new TextEncoder().encode(JSON.stringify(body))
+      bytes: utf8.encode(JSON.stringify(body))
     }
     return result
   }).pipe(

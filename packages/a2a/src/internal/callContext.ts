@@ -196,9 +196,9 @@ interface CallOptions {
 export const makeCall = (
   options: CallOptions & { readonly session?: SessionState | undefined }
 ): Effect.Effect<Call> =>
-  Effect.clockWith((clock) => Effect.sync(() => callAt(clock.unsafeCurrentTimeMillis(), options)))
+  Effect.clockWith((clock) => Effect.sync(() => callAt(clock.unsafeCurrentTimeMillis(), options, options.session)))
 
-const callAt = (now: number, options: CallOptions & { readonly session?: SessionState | undefined }): Call => ({
+const callAt = (now: number, options: CallOptions, session: SessionState | undefined): Call => ({
   agentSessionUid: options.agentSessionUid,
   messageId: options.messageId,
   taskId: options.taskId,
@@ -208,7 +208,7 @@ const callAt = (now: number, options: CallOptions & { readonly session?: Session
   sent: Ref.unsafeMake(false),
   waitingFor: Ref.unsafeMake(Option.none<RuntimeAccess.Transient>()),
   // Stryker disable next-line LogicalOperator: only internal tests make a call without a session, and none reads it
-  session: options.session ?? makeSessionState(),
+  session: session ?? makeSessionState(),
   lastTask: Ref.unsafeMake(Option.none<A2AProtocol.Task>()),
   phase: new PhaseDeadline()
 })
@@ -226,7 +226,7 @@ export const withCallContext = <A, E, R>(
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) => {
       const session = env.sessions.acquire(options.agentSessionUid)
-      const call = callAt(clock.unsafeCurrentTimeMillis(), { ...options, session })
+      const call = callAt(clock.unsafeCurrentTimeMillis(), options, session)
       // Field by field rather than by spreading: one object shape for every call, built without a spread's
       // property-by-property copy (measured on the per-send path).
       const ctx: CallContext = {

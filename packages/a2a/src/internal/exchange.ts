@@ -29,6 +29,8 @@ import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
 import { spanned } from "./spanned.js"
 
+const utf8 = new TextDecoder()
+
 /** @internal */
 export interface HttpAnswer {
   readonly method: string
@@ -273,7 +275,7 @@ export const mediaTypeOf = (answer: HttpAnswer): string | undefined => {
 }
 
 /** @internal */
-export const textOf = (answer: HttpAnswer): string => new TextDecoder().decode(answer.body)
+export const textOf = (answer: HttpAnswer): string => utf8.decode(answer.body)
 
 /**
  * The body as JSON, or `None` when it is not JSON.
