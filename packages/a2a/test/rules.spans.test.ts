@@ -76,6 +76,55 @@ describe("rules: the spans of a send", () => {
     }).pipe(Effect.provide(simulated({ sessions: [session({ token: { rejectFirstSends: 1 } })] }))))
 })
 
+describe("rules: the span regions (spanned.ts)", () => {
+  it.effect("every span of a send ends with its exit, under the caller's span; the caller's span is current again after", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { spans, tracer } = yield* recordSpans
+      yield* TestClock.adjust("1 second")
+      const after = yield* Effect.gen(function*() {
+        yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
+        return yield* Effect.currentSpan
+      }).pipe(Effect.withSpan("caller"), Effect.withTracer(tracer))
+      const [caller] = named(spans, "caller")
+      expect(after.spanId).toBe(caller?.spanId)
+      const [root] = named(spans, "a2a.sendA2AMessage")
+      expect(parentOf(root)).toEqual(Option.fromNullable(caller?.spanId))
+      const ours = spans.filter((span) => span.name !== "caller")
+      expect(ours.length).toBeGreaterThanOrEqual(5)
+      for (const span of ours) {
+        expect(span.status._tag, span.name).toBe("Ended")
+        if (span.status._tag === "Ended") {
+          expect(span.status.exit._tag, span.name).toBe("Success")
+          expect(span.status.endTime).toBeGreaterThanOrEqual(span.status.startTime)
+          expect(span.status.endTime).toBeGreaterThan(0n)
+        }
+      }
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("a failed send ends its spans with the failure; with tracer timing off they end at 0 as Effect's do", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { spans, tracer } = yield* recordSpans
+      yield* TestClock.adjust("1 second")
+      const error = yield* Effect.flip(
+        a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(
+          Effect.withTracer(tracer),
+          Effect.withTracerTiming(false)
+        )
+      )
+      expect(error._tag).toBe("RuntimeAuthError")
+      const ended = [...named(spans, "a2a.sendA2AMessage"), ...named(spans, "a2a.sendToRuntime")]
+      expect(ended.map((span) => span.name)).toEqual(["a2a.sendA2AMessage", "a2a.sendToRuntime", "a2a.sendToRuntime"])
+      for (const span of ended) {
+        expect(span.status._tag).toBe("Ended")
+        if (span.status._tag === "Ended") expect(span.status.endTime).toBe(0n)
+      }
+      const [root] = named(spans, "a2a.sendA2AMessage")
+      expect(root?.status._tag === "Ended" && root.status.exit._tag).toBe("Failure")
+    }).pipe(Effect.provide(simulated({ sessions: [session({ token: { rejectFirstSends: 2 } })] }))))
+})
+
 describe("rules: the spans of the Task helpers", () => {
   const taskSession = session({ agent: { taskSupport: true, task: { queuedMs: 0, outcome: "completed" } } })
 

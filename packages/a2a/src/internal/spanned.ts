@@ -4,7 +4,8 @@
  * long as the effect runs; a call in flight holds one per span, and a step that also sets fiber refs or
  * cleans up (`Effect.locally`, `Effect.ensuring`) adds a region each. Here the span, those settings and the
  * cleanup share one region: the same span (name, kind, attributes, parent, links, timing, exit), a few stack
- * frames instead of seven to twenty (heap per call in flight, docs/BENCHMARKS.md).
+ * frames instead of seven to twenty (heap per call in flight, docs/BENCHMARKS.md). The span is this
+ * module's own, so nothing else can have ended it (`Effect.withSpan` checks, for a span handed out).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -44,7 +45,6 @@ export const spanned = <A, E, R>(
                 Effect.zipRight(
                   Effect.zipRight(leave, FiberRef.set(FiberRef.currentContext, context)),
                   Effect.withFiberRuntime((fiber) => {
-                    if (span.status._tag === "Ended") return Effect.void
                     const timed = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
                     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
                     span.end(timed ? clock.unsafeCurrentTimeNanos() : 0n, exit)
