@@ -538,71 +538,40 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect((yield* platform.counters).resolveCalls[demoSessionUids.coldStart]).toBeGreaterThan(lines.length)
     }), 60_000)
 
-  it.scopedLive(
-    "SIGINT during a send: exit 130 with the interruption line and the message id line",
-    () =>
-      Effect.gen(function*() {
-        const { env, platform } = yield* servePlatform()
-        const dir = configDir()
-        const run = yield* runCliProcess(send(demoSessionUids.slow, "--message", "take your time"), {
-          configDir: dir,
-          env,
-          onSpawn: (child) => {
-            const poll = setInterval(() => {
-              Effect.runPromise(platform.requestLog).then((log) => {
-                if (log.some((entry) => entry.route === "message-send")) {
-                  clearInterval(poll)
-                  child.kill("SIGINT")
-                }
-              })
-            }, 20)
-          }
-        })
-        expect(run.code).toBe(130)
-        expect(run.stdout).toBe("")
-        expect(run.stderr).toMatch(
-          /Interrupted: the send was stopped; the message may already have reached the runtime/
-        )
-        const id = retryLine.exec(run.stderr)?.[1]
-        expect(id).toBeDefined()
-        expect(sentMessageIds(yield* platform.requestLog)).toEqual([id])
-        expect(run.stderr).not.toMatch(/^\s+at /m)
-      }),
-    60_000
-  )
-
-  it.scopedLive(
-    "SIGTERM during a send: exit 143 with the interruption line and the message id line",
-    () =>
-      Effect.gen(function*() {
-        const { env, platform } = yield* servePlatform()
-        const dir = configDir()
-        const run = yield* runCliProcess(send(demoSessionUids.slow, "--message", "take your time"), {
-          configDir: dir,
-          env,
-          onSpawn: (child) => {
-            const poll = setInterval(() => {
-              Effect.runPromise(platform.requestLog).then((log) => {
-                if (log.some((entry) => entry.route === "message-send")) {
-                  clearInterval(poll)
-                  child.kill("SIGTERM")
-                }
-              })
-            }, 20)
-          }
-        })
-        expect(run.code).toBe(143)
-        expect(run.stdout).toBe("")
-        expect(run.stderr).toMatch(
-          /Interrupted: the send was stopped; the message may already have reached the runtime/
-        )
-        const id = retryLine.exec(run.stderr)?.[1]
-        expect(id).toBeDefined()
-        expect(sentMessageIds(yield* platform.requestLog)).toEqual([id])
-        expect(run.stderr).not.toMatch(/^\s+at /m)
-      }),
-    60_000
-  )
+  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+    it.scopedLive(
+      `${signal} during a send: exit ${code} with the interruption line and the message id line`,
+      () =>
+        Effect.gen(function*() {
+          const { env, platform } = yield* servePlatform()
+          const dir = configDir()
+          const run = yield* runCliProcess(send(demoSessionUids.slow, "--message", "take your time"), {
+            configDir: dir,
+            env,
+            onSpawn: (child) => {
+              const poll = setInterval(() => {
+                Effect.runPromise(platform.requestLog).then((log) => {
+                  if (log.some((entry) => entry.route === "message-send")) {
+                    clearInterval(poll)
+                    child.kill(signal)
+                  }
+                })
+              }, 20)
+            }
+          })
+          expect(run.code).toBe(code)
+          expect(run.stdout).toBe("")
+          expect(run.stderr).toMatch(
+            /Interrupted: the send was stopped; the message may already have reached the runtime/
+          )
+          const id = retryLine.exec(run.stderr)?.[1]
+          expect(id).toBeDefined()
+          expect(sentMessageIds(yield* platform.requestLog)).toEqual([id])
+          expect(run.stderr).not.toMatch(/^\s+at /m)
+        }),
+      60_000
+    )
+  }
 
   it.scopedLive("a reader that closes stdout early (… | head) gets no stack trace", () =>
     Effect.gen(function*() {

@@ -9,6 +9,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { writeHeapSnapshot } from "node:v8"
+import { fullGc, sleep } from "../lib/gc.js"
 import { admin } from "../servers/minimalPlatform.js"
 import type { SideName } from "../sides/index.js"
 import type { Side } from "../sides/side.js"
@@ -39,17 +40,6 @@ export interface InFlightMemoryResult {
   readonly rssPerCall: number
   readonly answered: number
 }
-
-const fullGc = async () => {
-  const gc = (globalThis as { gc?: () => void }).gc
-  if (gc === undefined) throw new Error("run with --expose-gc")
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await new Promise((r) => setImmediate(r))
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export const run = async (args: InFlightMemoryArgs): Promise<InFlightMemoryResult> => {
   await admin.configure(args.baseUrl, { mode: "ready", holdSends: false })

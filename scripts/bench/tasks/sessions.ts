@@ -8,6 +8,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { makeBenchCache } from "../lib/benchCache.js"
+import { fullGc, sleep } from "../lib/gc.js"
 import { admin } from "../servers/minimalPlatform.js"
 import { MESSAGE_TEXT } from "../sides/side.js"
 
@@ -46,17 +47,6 @@ export interface SessionsResult {
   /** How long the wait for the entries to go took after the last send. */
   readonly drainMs: number
 }
-
-const fullGc = async () => {
-  const gc = (globalThis as { gc?: () => void }).gc
-  if (gc === undefined) throw new Error("run with --expose-gc")
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await new Promise((r) => setImmediate(r))
-  }
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 export const run = async (args: SessionsArgs): Promise<SessionsResult> => {
   await admin.configure(args.baseUrl, { mode: "ready", holdSends: false, expiresInMs: 30_000 + args.validityMs })

@@ -3,6 +3,7 @@
  * and record the heap. Sends run `parallel` at a time to one ready session (warm cache).
  */
 import { randomUUID } from "node:crypto"
+import { fullGc } from "../lib/gc.js"
 import { admin } from "../servers/minimalPlatform.js"
 import type { Side } from "../sides/side.js"
 
@@ -24,15 +25,6 @@ export interface Checkpoint {
 export interface SteadyMemoryResult {
   readonly client: string
   readonly checkpoints: ReadonlyArray<Checkpoint>
-}
-
-const fullGc = async () => {
-  const gc = (globalThis as { gc?: () => void }).gc
-  if (gc === undefined) throw new Error("run with --expose-gc")
-  for (let i = 0; i < 3; i++) {
-    gc()
-    await new Promise((r) => setImmediate(r))
-  }
 }
 
 export const run = async (args: SteadyMemoryArgs): Promise<SteadyMemoryResult> => {
