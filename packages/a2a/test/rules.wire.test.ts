@@ -1,10 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as Http from "node:http"
 import * as A2AClient from "../src/A2AClient.js"
 import * as Node from "../src/node.js"
 import { client, runtimeSends, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
+import { type Seen, serve } from "./recordingServer.js"
 
 // SPEC §4: the one request that carries the message is `POST {rpc_url}/api/a2a/v1/message:send` — rpc_url
 // kept with its path, trailing `/` trimmed — with the exact bytes of SPEC §2 and the A2A v1 headers; the
@@ -50,69 +50,39 @@ describe("rules: the send on the wire (simulated runtime)", () => {
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })
 
-interface Seen {
-  readonly line: string
-  readonly headers: Http.IncomingHttpHeaders
-  readonly body: string
-}
+const lineOf = (seen: Seen) => `${seen.method} ${seen.url}`
 
 /**
  * A backend and runtime in one server on 127.0.0.1: the resolve route admits with `rpc_url`
  * `{origin}/rt/svc-1/` (a path the client must keep), the runtime answers a Message or a Task.
  */
-const platformServer = Effect.map(
-  Effect.acquireRelease(
-    Effect.async<{ readonly server: Http.Server; readonly seen: Array<Seen> }>((resume) => {
-      const seen: Array<Seen> = []
-      const server = Http.createServer((req, res) => {
-        const chunks: Array<Buffer> = []
-        req.on("data", (chunk: Buffer) => chunks.push(chunk))
-        req.on("end", () => {
-          const line = `${req.method} ${req.url}`
-          seen.push({ line, headers: req.headers, body: Buffer.concat(chunks).toString() })
-          const address = server.address()
-          const origin = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
-          const json = (status: number, value: unknown, type = "application/json") => {
-            res.writeHead(status, { "content-type": type })
-            res.end(JSON.stringify(value))
-          }
-          const task = { id: "t 1", contextId: sessionUid, status: { state: "TASK_STATE_CANCELED" } }
-          if (line === `POST /api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`) {
-            return json(200, {
-              mode: "token",
-              rpc_url: `${origin}/rt/svc-1/`,
-              token: "runtime-secret",
-              expires_at: null,
-              runtime_interaction: { state: "ready", can_submit: true, retry_after_ms: null }
-            })
-          }
-          if (line === "POST /rt/svc-1/api/a2a/v1/message:send") {
-            return json(200, {
-              message: { messageId: "a-1", role: "ROLE_AGENT", contextId: sessionUid, parts: [{ text: "ok" }] }
-            }, "application/a2a+json")
-          }
-          if (
-            line === "GET /rt/svc-1/api/a2a/v1/tasks/t%201" || line === "POST /rt/svc-1/api/a2a/v1/tasks/t%201:cancel"
-          ) {
-            return json(200, task, "application/a2a+json")
-          }
-          return json(404, { error: { code: 404, message: `no route ${line}` } })
-        })
-      })
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, seen })))
-    }),
-    ({ server }) =>
-      Effect.async<unknown>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  ),
-  ({ seen, server }) => {
-    const address = server.address()
-    const port = typeof address === "object" && address !== null ? address.port : 0
-    return { url: `http://127.0.0.1:${port}`, seen }
+const platformServer = serve((req, res) => {
+  const line = `${req.method} ${req.url}`
+  const origin = `http://${req.headers.host}`
+  const json = (status: number, value: unknown, type = "application/json") => {
+    res.writeHead(status, { "content-type": type })
+    res.end(JSON.stringify(value))
   }
-)
+  const task = { id: "t 1", contextId: sessionUid, status: { state: "TASK_STATE_CANCELED" } }
+  if (line === `POST /api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`) {
+    return json(200, {
+      mode: "token",
+      rpc_url: `${origin}/rt/svc-1/`,
+      token: "runtime-secret",
+      expires_at: null,
+      runtime_interaction: { state: "ready", can_submit: true, retry_after_ms: null }
+    })
+  }
+  if (line === "POST /rt/svc-1/api/a2a/v1/message:send") {
+    return json(200, {
+      message: { messageId: "a-1", role: "ROLE_AGENT", contextId: sessionUid, parts: [{ text: "ok" }] }
+    }, "application/a2a+json")
+  }
+  if (line === "GET /rt/svc-1/api/a2a/v1/tasks/t%201" || line === "POST /rt/svc-1/api/a2a/v1/tasks/t%201:cancel") {
+    return json(200, task, "application/a2a+json")
+  }
+  return json(404, { error: { code: 404, message: `no route ${line}` } })
+})
 
 describe("rules: the requests on the wire (real socket, Node layer)", () => {
   it.scopedLive("resolve, then the send to rpc_url's own path with the exact bytes and headers", () =>
@@ -124,17 +94,17 @@ describe("rules: the requests on the wire (real socket, Node layer)", () => {
       )
       const answer = yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
       expect(answer.parts).toEqual([{ text: "ok" }])
-      expect(seen.map((s) => s.line)).toEqual([
+      expect(seen.map(lineOf)).toEqual([
         `POST /api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`,
         "POST /rt/svc-1/api/a2a/v1/message:send"
       ])
       const [resolve, send] = seen
-      expect([resolve?.body, resolve?.headers["content-type"], resolve?.headers["authorization"]]).toEqual([
+      expect([resolve?.body.toString(), resolve?.headers["content-type"], resolve?.headers["authorization"]]).toEqual([
         "{}",
         "application/json",
         "Bearer user-secret"
       ])
-      expect(send?.body).toBe(body("m-1"))
+      expect(send?.body.toString()).toBe(body("m-1"))
       expect({
         authorization: send?.headers["authorization"],
         "content-type": send?.headers["content-type"],
@@ -163,13 +133,13 @@ describe("rules: the requests on the wire (real socket, Node layer)", () => {
       const canceled = yield* a2a.cancelA2ATask(sessionUid, "t 1")
       expect([got.id, canceled.status.state]).toEqual(["t 1", "TASK_STATE_CANCELED"])
       // the access resolved for the get is reused from the cache for the cancel
-      expect(seen.map((s) => s.line)).toEqual([
+      expect(seen.map(lineOf)).toEqual([
         `POST /api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`,
         "GET /rt/svc-1/api/a2a/v1/tasks/t%201",
         "POST /rt/svc-1/api/a2a/v1/tasks/t%201:cancel"
       ])
-      expect([seen[1]?.body, seen[1]?.headers["content-type"]]).toEqual(["", undefined])
-      expect([seen[2]?.body, seen[2]?.headers["content-type"], seen[2]?.headers["authorization"]]).toEqual([
+      expect([seen[1]?.body.toString(), seen[1]?.headers["content-type"]]).toEqual(["", undefined])
+      expect([seen[2]?.body.toString(), seen[2]?.headers["content-type"], seen[2]?.headers["authorization"]]).toEqual([
         "{}",
         "application/a2a+json",
         "Bearer runtime-secret"
