@@ -517,3 +517,52 @@ describe("a new resolution while the stopped one is still ending", () => {
       ])
     }).pipe(Effect.provide(withCache(lateAnswers, [session({ backend: { resolveDelay: 100 } })]))))
 })
+
+// SPEC §1.5/§6: a token the runtime rejected stays refused while a call to the session is in flight, also after
+// the refresh admitted another one.
+describe("a rejected token after the refresh admitted another", () => {
+  // a store across the network whose reads take `latency` ms (the test slows one read down)
+  let latency = 10
+  const slowReads = Layer.effect(
+    RuntimeAccessCache.RuntimeAccessCache,
+    Effect.flatMap(
+      RuntimeAccessCache.makeMemoryStore,
+      (store) =>
+        RuntimeAccessCache.make({
+          ...store,
+          get: (key) => Effect.zipLeft(store.get(key), Effect.suspend(() => Effect.sleep(latency)))
+        })
+    )
+  )
+
+  it.effect("a call that read the token before it was rejected, answered after the refresh, does not send it", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
+        .toBeUndefined()
+      const p = yield* platform
+      yield* p.rotateRuntimeToken(sessionUid)
+      // m-y: reads the old token at 1 s, 401 at 1.01 s, refreshed at 1.03 s
+      const y = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "y", messageId: "m-y" }))
+      yield* TestClock.adjust("5 millis")
+      // m-x: reads the old token at 1.005 s, its read answered at 1.105 s
+      latency = 100
+      const x = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-x" }))
+      yield* TestClock.adjust(0)
+      latency = 10
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(y)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(x)).role).toBe("ROLE_AGENT")
+      const sends = (yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status, s.tokenLabel])
+      const [old, fresh] = [sends[0]?.[3], sends[2]?.[3]]
+      expect(old).not.toBe(fresh)
+      // m-x never sends the old token: it refuses what it read and resolves afresh at once (1.105 s)
+      expect(sends).toEqual([
+        ["m-1", 20, 200, old],
+        ["m-y", 1010, 401, old],
+        ["m-y", 1030, 200, fresh],
+        ["m-x", 1105, 200, fresh]
+      ])
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([20, 1030, 1105])
+    }).pipe(Effect.provide(withCache(slowReads, [session()]))))
+})
