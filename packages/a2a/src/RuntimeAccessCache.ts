@@ -189,8 +189,9 @@ const sweepPerWrite = 2
  */
 export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect<MemoryStore> =>
   Effect.sync(() => {
-    const max = options?.maxEntries
-    const maxEntries = max !== undefined && Number.isSafeInteger(max) && max > 0 ? max : defaultMaxEntries
+    // (no separate `undefined` test: Number.isSafeInteger refuses it, so such a test could not fail)
+    const max = options?.maxEntries ?? 0
+    const maxEntries = Number.isSafeInteger(max) && max > 0 ? max : defaultMaxEntries
     // A Map iterates in insertion order: re-inserting on each use keeps the least recently used first.
     const entries = new Map<string, CachedRuntimeAccess>()
     const sweep = (now: number) => {
@@ -218,10 +219,10 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
             entries.delete(key)
             entries.set(key, access)
             sweep(clock.unsafeCurrentTimeMillis())
-            while (entries.size > maxEntries) {
-              const oldest = entries.keys().next()
-              if (oldest.done === true) break
-              entries.delete(oldest.value)
+            // least recently used first (deleting the current key while iterating a Map is safe)
+            for (const oldest of entries.keys()) {
+              if (entries.size <= maxEntries) break
+              entries.delete(oldest)
             }
           })
         ),
@@ -295,7 +296,8 @@ export const makeKeyValueStore = (
           rpcUrl: access.rpcUrl,
           token: access.token,
           validUntilMillis: access.validUntilMillis,
-          ...(access.serviceUid === undefined ? {} : { serviceUid: access.serviceUid })
+          // an undefined serviceUid is left out of the JSON (JSON.stringify drops it)
+          serviceUid: access.serviceUid
         })
       ).pipe(Effect.ignore),
     remove: (key) => Effect.ignore(store.remove(prefix + key))

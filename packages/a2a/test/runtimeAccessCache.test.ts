@@ -1,4 +1,5 @@
 import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
@@ -248,4 +249,55 @@ describe("RuntimeAccessCache: over a KeyValueStore", () => {
       // what is left on disk: the entry written last was invalidated, the expired one removed when read
       expect(yield* fs.readDirectory(directory)).toEqual([`${prefix}x`])
     }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("RuntimeAccessCache: edges of the store contract", () => {
+  // a KeyValueStore whose backend is down: every operation fails
+  const down = (method: string) =>
+    Effect.fail(new PlatformError.SystemError({ reason: "Unknown", module: "KeyValueStore", method }))
+  const failing = KeyValueStore.makeStringOnly({
+    get: () => down("get"),
+    set: () => down("set"),
+    remove: () => down("remove"),
+    clear: down("clear"),
+    size: down("size")
+  })
+
+  it.effect("a KeyValueStore that fails: a read is a miss, a write and a removal are ignored", () =>
+    Effect.gen(function*() {
+      const cache = yield* RuntimeAccessCache.make(RuntimeAccessCache.makeKeyValueStore(failing))
+      yield* cache.set("k", entry(60_000))
+      expect(yield* cache.get("k")).toEqual(Option.none())
+      yield* cache.invalidate("k")
+    }))
+
+  it.effect("an access without serviceUid is stored without the field, and read back without it", () =>
+    Effect.gen(function*() {
+      const cache = yield* RuntimeAccessCache.RuntimeAccessCache
+      const kv = yield* KeyValueStore.KeyValueStore
+      yield* cache.set("k", entry(60_000, "tok"))
+      const stored = Option.map(yield* kv.get("mainsequence-a2a-runtime-access-k"), (text) => JSON.parse(text))
+      expect(stored).toEqual(
+        Option.some({ version: 1, rpcUrl: "https://rt.example", token: "tok", validUntilMillis: 60_000 })
+      )
+      const read = Option.getOrThrow(yield* cache.get("k"))
+      expect(read.serviceUid).toBeUndefined()
+      expect(Redacted.value(read.token)).toBe("tok")
+    }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
+
+  it.effect("set refuses an access that expires exactly now, whatever the store would keep", () =>
+    Effect.gen(function*() {
+      // a store that keeps whatever it is given, expired or not
+      const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+      const cache = yield* RuntimeAccessCache.make({
+        get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+        set: (key, access) => Effect.sync(() => void entries.set(key, access)),
+        remove: (key) => Effect.sync(() => void entries.delete(key))
+      })
+      yield* TestClock.adjust("1 second")
+      yield* cache.set("now", entry(1_000))
+      yield* cache.set("past", entry(999))
+      yield* cache.set("later", entry(1_001))
+      expect([...entries.keys()]).toEqual(["later"])
+    }))
 })

@@ -396,3 +396,173 @@ describe("the session's resolution cut by its phase limit during a transient wai
       sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 500 } })]
     }))))
 })
+
+// SPEC §1.5/§6: a token the runtime rejected is not sent again by a call in flight, unless the backend hands it
+// out again afterwards: the backend's word is newer, so a call that gets it from the resolution sends it.
+describe("a rejected token the backend hands out again", () => {
+  it.effect("a call that joined the fresh resolution sends the re-issued token at once, no resolve more", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      // resolve at 0 (answered at 100 ms), send at 100 ms: the token is cached
+      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "w", messageId: "m-w" }), "1 second")).error)
+        .toBeUndefined()
+      // the runtime rejects every token for a while; the backend keeps the token it issued (not revoked)
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, token: { ...s.token, rejectAll: 401 } }))
+      const a = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      // m-a: 401 at 1 s, its fresh resolve starts at 1 s (answered at 1.1 s)
+      yield* TestClock.adjust("50 millis")
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, token: { ...s.token, rejectAll: undefined } }))
+      // m-b finds no cached access and joins that resolution
+      const b = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }))
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(a)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(b)).role).toBe("ROLE_AGENT")
+      const sends = (yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status, s.tokenLabel])
+      const token = sends[0]?.[3]
+      expect(sends).toEqual([
+        ["m-w", 100, 200, token],
+        ["m-a", 1000, 401, token],
+        ["m-a", 1100, 200, token],
+        ["m-b", 1100, 200, token]
+      ])
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 100 } })] }))))
+})
+
+// A store across the network: it reads its entries when asked and answers 10 ms later; a read cut short takes
+// 5 ms more to cancel. Writes and removals are at once.
+const lateAnswers = Layer.effect(
+  RuntimeAccessCache.RuntimeAccessCache,
+  Effect.flatMap(
+    RuntimeAccessCache.makeMemoryStore,
+    (store) =>
+      RuntimeAccessCache.make({
+        ...store,
+        get: (key) =>
+          Effect.zipLeft(
+            store.get(key),
+            Effect.onInterrupt(Effect.sleep("10 millis"), () => Effect.sleep("5 millis"))
+          )
+      })
+  )
+)
+
+// SPEC §6: a resolution looks at the cache once more before it resolves, so a call whose read missed while
+// another resolution was about to cache access does not resolve again; after a runtime 401 it does not look
+// (SPEC §1.5: fresh access), so the refresh resolves at once.
+describe("the cache once more at the start of a resolution, with a store that answers later", () => {
+  it.effect("a call whose read missed just before another resolution cached access uses that access", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      // m-a: cache read at 0 (miss, answered at 10 ms), its resolution's read at 10 ms (miss), resolve at 20 ms
+      const a = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      yield* TestClock.adjust("15 millis")
+      // m-b: read at 15 ms (miss, answered at 25 ms, after m-a's resolution ended): it starts a resolution of
+      // its own, whose read at 25 ms finds m-a's access
+      const b = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" }))
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(a)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(b)).role).toBe("ROLE_AGENT")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([20])
+      const sends = (yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status, s.tokenLabel])
+      expect(sends).toEqual([["m-a", 20, 200, sends[0]?.[3]], ["m-b", 35, 200, sends[0]?.[3]]])
+    }).pipe(Effect.provide(withCache(lateAnswers, [session()]))))
+
+  it.effect("the refresh after a 401 resolves as soon as the rejected access is dropped, without reading the cache again", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
+        .toBeUndefined()
+      const p = yield* platform
+      yield* p.rotateRuntimeToken(sessionUid)
+      // m-2: read at 1 s (hit), 401 at 1.01 s; the drop reads at 1.01 s, the replacement check at 1.02 s (a
+      // miss, answered at 1.03 s): the fresh resolve goes out then
+      const again = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-2" }), "1 second")
+      expect(again.error).toBeUndefined()
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status])).toEqual([
+        ["m-1", 20, 200],
+        ["m-2", 1010, 401],
+        ["m-2", 1030, 200]
+      ])
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([20, 1030])
+    }).pipe(Effect.provide(withCache(lateAnswers, [session()]))))
+})
+
+// SPEC §6: the session's resolution stops when its last call leaves; a call that comes while the stopped one is
+// still ending starts a new one, and that one stays the session's: later calls join it.
+describe("a new resolution while the stopped one is still ending", () => {
+  it.effect("the old one's end neither takes the new one off the session nor hands its outcome to the new calls", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      // m-l: read 0–10 ms (miss), starts the resolution, whose read runs from 10 ms
+      const leaving = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "l", messageId: "m-l" }))
+      yield* TestClock.adjust("8 millis")
+      // m-c: read 8–18 ms (miss)
+      const c = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "c", messageId: "m-c" }))
+      yield* TestClock.adjust("7 millis")
+      // m-l goes at 15 ms: the resolution stops; its read takes until 20 ms to cancel
+      yield* Fiber.interruptFork(leaving)
+      yield* TestClock.adjust("6 millis")
+      // m-c started a new resolution at 18 ms (read 18–28 ms, resolve at 28 ms, answered at 128 ms); the old
+      // one ended at 20 ms. m-d: read 21–31 ms (miss), then joins the new resolution
+      const d = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "d", messageId: "m-d" }))
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(c)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(d)).role).toBe("ROLE_AGENT")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([28])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status])).toEqual([
+        ["m-c", 128, 200],
+        ["m-d", 128, 200]
+      ])
+    }).pipe(Effect.provide(withCache(lateAnswers, [session({ backend: { resolveDelay: 100 } })]))))
+})
+
+// SPEC §1.5/§6: a token the runtime rejected stays refused while a call to the session is in flight, also after
+// the refresh admitted another one.
+describe("a rejected token after the refresh admitted another", () => {
+  // a store across the network whose reads take `latency` ms (the test slows one read down)
+  let latency = 10
+  const slowReads = Layer.effect(
+    RuntimeAccessCache.RuntimeAccessCache,
+    Effect.flatMap(
+      RuntimeAccessCache.makeMemoryStore,
+      (store) =>
+        RuntimeAccessCache.make({
+          ...store,
+          get: (key) => Effect.zipLeft(store.get(key), Effect.suspend(() => Effect.sleep(latency)))
+        })
+    )
+  )
+
+  it.effect("a call that read the token before it was rejected, answered after the refresh, does not send it", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
+        .toBeUndefined()
+      const p = yield* platform
+      yield* p.rotateRuntimeToken(sessionUid)
+      // m-y: reads the old token at 1 s, 401 at 1.01 s, refreshed at 1.03 s
+      const y = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "y", messageId: "m-y" }))
+      yield* TestClock.adjust("5 millis")
+      // m-x: reads the old token at 1.005 s, its read answered at 1.105 s
+      latency = 100
+      const x = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-x" }))
+      yield* TestClock.adjust(0)
+      latency = 10
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(y)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(x)).role).toBe("ROLE_AGENT")
+      const sends = (yield* runtimeSends).map((s) => [s.messageId, s.atMs, s.status, s.tokenLabel])
+      const [old, fresh] = [sends[0]?.[3], sends[2]?.[3]]
+      expect(old).not.toBe(fresh)
+      // m-x never sends the old token: it refuses what it read and resolves afresh at once (1.105 s)
+      expect(sends).toEqual([
+        ["m-1", 20, 200, old],
+        ["m-y", 1010, 401, old],
+        ["m-y", 1030, 200, fresh],
+        ["m-x", 1105, 200, fresh]
+      ])
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([20, 1030, 1105])
+    }).pipe(Effect.provide(withCache(slowReads, [session()]))))
+})

@@ -18,7 +18,6 @@ export const obtainAccess = (
   fresh: boolean
 ): Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError> =>
   fresh
-    // Stryker disable next-line BooleanLiteral: the resolution refuses the rejected entry (wasRejected) either way
     ? awaitResolution(ctx, true)
     : Effect.flatMap(ctx.cache.get(ctx.key), (cached) =>
       Option.isSome(cached) && !wasRejected(ctx.session, cached.value)

@@ -83,33 +83,49 @@ export const recordWait = (
       }
     }
     const waiting = Array.from(resolution.waiters)
-    if (waiting.length === 0 && session.resolution === resolution) session.resolution = undefined
+    if (
+      waiting.length === 0 &&
+      // Stryker disable next-line ConditionalExpression: only a resolution still the session's records waits (leave and settle detach it only when it ends)
+      session.resolution === resolution
+    ) session.resolution = undefined
     const { attempt, transient } = wait
     return Effect.zipRight(
-      Effect.forEach(outlived, ({ call, done }) =>
-        Effect.zipRight(
-          Ref.set(call.waitingFor, Option.some(transient)),
-          Deferred.fail(done, notReadyError(call, transient, call.deadlineMillis - now))
-          // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-        ), { discard: true }),
-      Effect.as(
-        Effect.forEach(waiting, ({ call, progress }) =>
-          Effect.all([
+      Effect.forEach(
+        outlived,
+        ({ call, done }) =>
+          Effect.zipRight(
             Ref.set(call.waitingFor, Option.some(transient)),
-            enterStep(call, "await-runtime"),
-            Option.isNone(progress) ? Effect.void : progress.value.report({
-              _tag: "RuntimeAccessProgress",
-              agentSessionUid: call.agentSessionUid,
-              messageId: call.messageId,
-              state: transient.state,
-              notice: transient.notice,
-              presencePhase: transient.presence?.phase ?? undefined,
-              presenceDetail: transient.presence?.detail ?? undefined,
-              retryAfterMs: transient.retryAfterMs,
-              attempt
-            })
-            // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-          ], { discard: true }), { discard: true }),
+            Deferred.fail(done, notReadyError(call, transient, call.deadlineMillis - now))
+          ),
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
+        { discard: true }
+      ),
+      Effect.as(
+        Effect.forEach(
+          waiting,
+          ({ call, progress }) =>
+            Effect.all(
+              [
+                Ref.set(call.waitingFor, Option.some(transient)),
+                enterStep(call, "await-runtime"),
+                Option.isNone(progress) ? Effect.void : progress.value.report({
+                  _tag: "RuntimeAccessProgress",
+                  agentSessionUid: call.agentSessionUid,
+                  messageId: call.messageId,
+                  state: transient.state,
+                  notice: transient.notice,
+                  presencePhase: transient.presence?.phase ?? undefined,
+                  presenceDetail: transient.presence?.detail ?? undefined,
+                  retryAfterMs: transient.retryAfterMs,
+                  attempt
+                })
+              ],
+              // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
+              { discard: true }
+            ),
+          // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
+          { discard: true }
+        ),
         waiting.length > 0
       )
     )
@@ -123,17 +139,25 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
     resolution.waiters.clear()
     const failure = Exit.isFailure(outcome) ? Cause.failureOption(outcome.cause) : Option.none()
     const { wait } = resolution
-    return Effect.forEach(waiting, ({ call, done }) => {
-      if (Exit.isSuccess(outcome)) {
-        return Option.isSome(outcome.value) ? Deferred.succeed(done, outcome.value.value) : Deferred.interrupt(done)
-      }
-      // Out of time while waiting for a transient runtime: each call's own error, with its own time left.
-      if (Option.isSome(failure) && failure.value._tag === "AgentRuntimeNotReadyError" && wait !== undefined) {
-        return Deferred.fail(done, notReadyError(call, wait.transient, call.deadlineMillis - now))
-      }
-      return Deferred.failCause(done, outcome.cause)
+    return Effect.forEach(
+      waiting,
+      ({ call, done }) => {
+        if (Exit.isSuccess(outcome)) {
+          return Option.isSome(outcome.value) ? Deferred.succeed(done, outcome.value.value) : Deferred.interrupt(done)
+        }
+        // Out of time while waiting for a transient runtime: each call's own error, with its own time left.
+        if (
+          Option.isSome(failure) && failure.value._tag === "AgentRuntimeNotReadyError" &&
+          // Stryker disable next-line ConditionalExpression: the resolution's NotReady needs its waitingFor, set together with `wait` (awaitAdmission, recordWait)
+          wait !== undefined
+        ) {
+          return Deferred.fail(done, notReadyError(call, wait.transient, call.deadlineMillis - now))
+        }
+        return Deferred.failCause(done, outcome.cause)
+      },
       // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-    }, { discard: true })
+      { discard: true }
+    )
   })
 
 /** The resolution itself: the cache once more (unless `fresh`), then resolve and wait until admitted. */
