@@ -9,6 +9,7 @@
 import * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Deferred from "effect/Deferred"
@@ -18,13 +19,17 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as FsSync from "node:fs"
+import * as Fs from "node:fs/promises"
 import * as Http from "node:http"
 import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
 import { currentConnectPhase } from "../src/internal/connectTimeout.js"
 import { direct, ProxyRefused } from "../src/internal/proxy.js"
-import { ChunkSourceTypeId, type ChunkSource } from "../src/internal/responseChunks.js"
+import { type ChunkSource, ChunkSourceTypeId } from "../src/internal/responseChunks.js"
 import * as UndiciHttpClient from "../src/internal/undiciHttpClient.js"
 import * as Node from "../src/node.js"
 import { serve } from "./recordingServer.js"
@@ -87,7 +92,7 @@ const answered = Effect.gen(function*() {
   const http = yield* UndiciHttpClient.make(dispatcher, direct)
   const fiber = yield* Effect.fork(http.get("http://127.0.0.1:9/body"))
   yield* waitFor(() => handlers.length === 1)
-  const handler = handlers[0]!
+  const handler = handlers[0] ?? {}
   const controller = new RecordingController()
   handler.onRequestStart?.(controller, {})
   handler.onResponseStart?.(controller, 200, {}, "OK")
@@ -216,10 +221,13 @@ describe("the Node HttpClient's exchange over real sockets", () => {
       const http = yield* HttpClient.HttpClient
       // nothing refers to either response once its request is done
       yield* Effect.asVoid(http.get(`${url}/unread`))
-      yield* Effect.flatMap(http.get(`${url}/part`), (response) => (response as unknown as ChunkSource)[ChunkSourceTypeId])
+      yield* Effect.flatMap(
+        http.get(`${url}/part`),
+        (response) => (response as unknown as ChunkSource)[ChunkSourceTypeId]
+      )
       const gc = collectGarbage()
       for (const path of ["/unread", "/part"]) {
-        const done = closed.get(path)!
+        const done = closed.get(path) ?? Deferred.unsafeMake<boolean>(FiberId.none)
         // collect until the registry's callback has aborted the exchange (the server sees the connection close)
         yield* Effect.sync(gc).pipe(
           Effect.zipRight(Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))),
@@ -231,6 +239,26 @@ describe("the Node HttpClient's exchange over real sockets", () => {
         // the server never finished the body: the client aborted it
         expect(yield* Deferred.await(done).pipe(Effect.timeout("1 second"))).toBe(false)
       }
+    }).pipe(Effect.provide(Node.layerHttpClient())))
+
+  it.scopedLive("a FormData body whose file can no longer be read is an Encode RequestError; nothing sent", () =>
+    Effect.gen(function*() {
+      const { seen, url } = yield* serve((_req, res) => res.end("ok"))
+      const http = yield* HttpClient.HttpClient
+      const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "a2a-form-")))
+      yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true })))
+      const file = Path.join(dir, "gone.txt")
+      yield* Effect.promise(() => Fs.writeFile(file, "soon gone"))
+      const blob = yield* Effect.promise(() => FsSync.openAsBlob(file))
+      yield* Effect.promise(() => Fs.rm(file))
+      const form = new FormData()
+      form.append("file", blob, "gone.txt")
+      const failure = yield* Effect.flip(
+        http.execute(HttpClientRequest.bodyFormData(HttpClientRequest.post(url), form))
+      )
+      expect(failure).toMatchObject({ _tag: "RequestError", reason: "Encode" })
+      expect(failure.cause).toMatchObject({ name: "NotReadableError" })
+      expect(seen).toEqual([])
     }).pipe(Effect.provide(Node.layerHttpClient())))
 
   it.scopedLive("formData of a body that is none, cookies without a header, remoteAddress, toJSON, arrayBuffer a copy", () =>
@@ -295,7 +323,9 @@ const proxyServer = (connect: "refuse" | "hang") =>
         server.closeAllConnections()
         server.close(() => resume(Effect.void))
       })
-  ).pipe(Effect.map(({ seen, server }) => ({ seen, url: `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}` })))
+  ).pipe(
+    Effect.map(({ seen, server }) => ({ seen, url: `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}` }))
+  )
 
 /** A TCP server that accepts and never says anything: a TLS handshake with it never ends. */
 const silentServer = Effect.acquireRelease(
@@ -334,12 +364,14 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       })
       const text = yield* Effect.flatMap(http.get("http://target.invalid/x?y=1"), (response) => response.text)
       expect(text).toBe("via proxy")
-      // with a connect limit too (a dispatcher of its own for that limit, through the proxy as well)
+      // with a connect limit: the direct call and the proxied one each get a dispatcher of their own for it
+      const refused = yield* Effect.flip(http.get("https://127.0.0.1:1/direct")).pipe(withConnectLimit(5_000))
+      expect(refused).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
       const limited = yield* Effect.flatMap(http.get("http://target.invalid/limited"), (response) => response.text)
         .pipe(withConnectLimit(5_000))
       expect(limited).toBe("via proxy")
-      const refused = yield* Effect.flip(http.get("https://127.0.0.1:1/direct"))
-      expect(refused).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
+      // a scheme that is neither http nor https has no proxy: not sent to the http one
+      yield* Effect.flip(http.get("ftp://target.invalid/f"))
       expect(proxy.seen).toEqual(["GET http://target.invalid/x?y=1", "GET http://target.invalid/limited"])
     }))
 
@@ -359,6 +391,14 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       const direct = yield* Effect.flip(http.get("http://127.0.0.1:1/direct"))
       expect(direct).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
       expect(proxy.seen).toEqual(["CONNECT target.invalid:443"])
+      // a proxy that cannot be reached is not a refusal: the connect error itself
+      const unreachable = yield* UndiciHttpClient.make(yield* agent, {
+        http: Option.none(),
+        https: Option.some(Redacted.make("http://127.0.0.1:1")),
+        noProxy: ""
+      })
+      const failure = yield* Effect.flip(unreachable.get("https://target.invalid/z"))
+      expect(failure).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
     }))
 
   it.scopedLive("through a proxy the connect limit ends a CONNECT never answered, not a request that started", () =>
