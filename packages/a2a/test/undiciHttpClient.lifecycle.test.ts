@@ -1,0 +1,437 @@
+// The Node layer's HttpClient (`internal/undiciHttpClient.ts`): what happens to an exchange around its body.
+// - Back-pressure at its exact thresholds: undici driven by hand (the handler undici would call, with a
+//   controller that behaves as undici's: `resume` only acts when paused, `abort` once), since over a socket
+//   the size of each chunk is the kernel's choice.
+// - Over real sockets on 127.0.0.1 (`Node.layerHttpClient`): a request interrupted while it waits for a
+//   connection is never sent, a response dropped unread is aborted once it is garbage collected, and the
+//   response's other readers (`formData` of a body that is none, `cookies`, `remoteAddress`, `toJSON`, a
+//   copy from `arrayBuffer`).
+import * as Undici from "@effect/platform-node/Undici"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { describe, expect, it } from "@effect/vitest"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
+import * as FsSync from "node:fs"
+import * as Fs from "node:fs/promises"
+import * as Http from "node:http"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as V8 from "node:v8"
+import * as Vm from "node:vm"
+import { currentConnectPhase } from "../src/internal/connectTimeout.js"
+import { direct, ProxyRefused } from "../src/internal/proxy.js"
+import { type ChunkSource, ChunkSourceTypeId } from "../src/internal/responseChunks.js"
+import * as UndiciHttpClient from "../src/internal/undiciHttpClient.js"
+import * as Node from "../src/node.js"
+import { serve } from "./recordingServer.js"
+
+/** Records what the client asks of undici; `resume` and `abort` act as undici's own controller's do. */
+class RecordingController implements Undici.Dispatcher.DispatchController {
+  readonly calls: Array<string> = []
+  private isPaused = false
+  private abortReason: Error | null = null
+  get paused() {
+    return this.isPaused
+  }
+  get aborted() {
+    return this.abortReason !== null
+  }
+  get reason() {
+    return this.abortReason
+  }
+  pause() {
+    this.isPaused = true
+    this.calls.push("pause")
+  }
+  resume() {
+    if (!this.isPaused) return
+    this.isPaused = false
+    this.calls.push("resume")
+  }
+  abort(reason: Error) {
+    if (this.abortReason !== null) return
+    this.abortReason = reason
+    this.calls.push(`abort: ${reason.message}`)
+  }
+}
+
+/** A dispatcher that only keeps each request's handler, for the test to play undici's part. */
+const byHand = () => {
+  const handlers: Array<Undici.Dispatcher.DispatchHandler> = []
+  const dispatcher = {
+    dispatch: (_options: Undici.Dispatcher.DispatchOptions, handler: Undici.Dispatcher.DispatchHandler) => {
+      handlers.push(handler)
+      return true
+    }
+  } as unknown as Undici.Dispatcher
+  return { dispatcher, handlers }
+}
+
+const waitFor = (condition: () => boolean) => Effect.yieldNow().pipe(Effect.repeat({ until: () => condition() }))
+
+const waitSuspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+  Fiber.status(fiber).pipe(
+    Effect.zipLeft(Effect.yieldNow()),
+    Effect.repeat({ until: (status) => status._tag === "Suspended" })
+  )
+
+const bytes = (size: number) => Buffer.alloc(size, 1)
+
+/** A request on `byHand`'s dispatcher answered with a head; the response and its undici side. */
+const answered = Effect.gen(function*() {
+  const { dispatcher, handlers } = byHand()
+  const http = yield* UndiciHttpClient.make(dispatcher, direct)
+  const fiber = yield* Effect.fork(http.get("http://127.0.0.1:9/body"))
+  yield* waitFor(() => handlers.length === 1)
+  const handler = handlers[0] ?? {}
+  const controller = new RecordingController()
+  handler.onRequestStart?.(controller, {})
+  handler.onResponseStart?.(controller, 200, {}, "OK")
+  const response = (yield* Fiber.join(fiber)) as HttpClientResponse.HttpClientResponse & ChunkSource
+  const next = Effect.map(response[ChunkSourceTypeId], Option.map((chunk) => chunk.byteLength))
+  return { handler, controller, response, next }
+})
+
+describe("the Node HttpClient's back-pressure (undici played by hand)", () => {
+  it.scoped("undici is paused once more than 64 KiB wait unread, and resumed once 64 KiB or less do", () =>
+    Effect.gen(function*() {
+      const { controller, handler, next } = yield* answered
+      handler.onResponseData?.(controller, bytes(64 * 1024))
+      expect(controller.calls).toEqual([])
+      handler.onResponseData?.(controller, bytes(1))
+      expect(controller.calls).toEqual(["pause"])
+      // 64 KiB + 1 byte buffered: reading the 64 KiB leaves 1 byte
+      expect(yield* next).toEqual(Option.some(64 * 1024))
+      expect(controller.calls).toEqual(["pause", "resume"])
+      expect(yield* next).toEqual(Option.some(1))
+      handler.onResponseEnd?.(controller, {})
+      expect(yield* next).toEqual(Option.none())
+      expect(controller.calls).toEqual(["pause", "resume"])
+    }))
+
+  it.scoped("resumed when a read leaves exactly 64 KiB, not while more than that still waits", () =>
+    Effect.gen(function*() {
+      const { controller, handler, next } = yield* answered
+      handler.onResponseData?.(controller, bytes(1))
+      handler.onResponseData?.(controller, bytes(1))
+      handler.onResponseData?.(controller, bytes(64 * 1024))
+      expect(controller.calls).toEqual(["pause"])
+      // 1 + 1 + 64 KiB: after the first byte, 64 KiB + 1 still wait (stay paused); after the second, 64 KiB
+      expect(yield* next).toEqual(Option.some(1))
+      expect(controller.calls).toEqual(["pause"])
+      expect(yield* next).toEqual(Option.some(1))
+      expect(controller.calls).toEqual(["pause", "resume"])
+      expect(yield* next).toEqual(Option.some(64 * 1024))
+      handler.onResponseEnd?.(controller, {})
+      expect(yield* next).toEqual(Option.none())
+      expect(controller.calls).toEqual(["pause", "resume"])
+    }))
+
+  it.scoped("a request interrupted before undici starts it is aborted when undici does", () =>
+    Effect.gen(function*() {
+      const { dispatcher, handlers } = byHand()
+      const http = yield* UndiciHttpClient.make(dispatcher, direct)
+      const fiber = yield* Effect.fork(http.get("http://127.0.0.1:9/queued"))
+      yield* waitFor(() => handlers.length === 1)
+      yield* Fiber.interrupt(fiber)
+      const controller = new RecordingController()
+      handlers[0]?.onRequestStart?.(controller, {})
+      expect(controller.calls).toEqual(["abort: The request was aborted"])
+    }))
+})
+
+describe("the Node HttpClient's body failures and interruptions (undici played by hand)", () => {
+  it.scoped("a body that fails after its head is a Decode ResponseError, failed before or during the read", () =>
+    Effect.gen(function*() {
+      const reset = new Error("socket reset")
+      const before = yield* answered
+      before.handler.onResponseData?.(before.controller, bytes(3))
+      before.handler.onResponseError?.(before.controller, reset)
+      expect(yield* before.next).toEqual(Option.some(3))
+      expect(yield* Effect.flip(before.next)).toMatchObject({ _tag: "ResponseError", reason: "Decode", cause: reset })
+      const during = yield* answered
+      const reading = yield* Effect.fork(Effect.flip(during.next))
+      yield* waitSuspended(reading)
+      during.handler.onResponseError?.(during.controller, reset)
+      expect(yield* Fiber.join(reading)).toMatchObject({ _tag: "ResponseError", reason: "Decode", cause: reset })
+    }))
+
+  it.scoped("a read interrupted while it waits for a chunk aborts the exchange", () =>
+    Effect.gen(function*() {
+      const { controller, next } = yield* answered
+      const reading = yield* Effect.fork(next)
+      yield* waitSuspended(reading)
+      yield* Fiber.interrupt(reading)
+      expect(controller.calls).toEqual(["abort: The request was aborted"])
+    }))
+
+  it.scoped("a dispatcher that throws: a Transport RequestError with its error", () =>
+    Effect.gen(function*() {
+      const broken = new Error("dispatcher closed")
+      const dispatcher = {
+        dispatch: () => {
+          throw broken
+        }
+      } as unknown as Undici.Dispatcher
+      const http = yield* UndiciHttpClient.make(dispatcher, direct)
+      const failure = yield* Effect.flip(http.get("http://127.0.0.1:9/"))
+      expect(failure).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: broken })
+    }))
+})
+
+describe("the Node HttpClient's exchange over real sockets", () => {
+  it.scopedLive("a request interrupted while it waits for the one connection is never sent", () =>
+    Effect.gen(function*() {
+      const held = yield* Deferred.make<Http.ServerResponse>()
+      const { seen, url } = yield* serve((req, res) => {
+        if (req.url === "/held") Deferred.unsafeDone(held, Effect.succeed(res))
+        else res.end("ok")
+      })
+      const http = yield* HttpClient.HttpClient
+      const first = yield* Effect.fork(Effect.flatMap(http.get(`${url}/held`), (response) => response.text))
+      const heldResponse = yield* Deferred.await(held)
+      // the one connection is busy: this request is queued in undici (dispatched, not started) when interrupted
+      const queued = yield* Effect.fork(http.get(`${url}/queued`))
+      yield* waitSuspended(queued)
+      yield* Fiber.interrupt(queued)
+      heldResponse.end("held")
+      expect(yield* Fiber.join(first)).toBe("held")
+      expect(yield* Effect.flatMap(http.get(`${url}/after`), (response) => response.text)).toBe("ok")
+      expect(seen.map((request) => request.url)).toEqual(["/held", "/after"])
+    }).pipe(Effect.provide(Node.layerHttpClient({ maxConnectionsPerOrigin: 1 }))))
+
+  it.scopedLive("a response dropped unread, or read in part, is aborted once it is garbage collected", () =>
+    Effect.gen(function*() {
+      const closed = new Map<string, Deferred.Deferred<boolean>>()
+      const { url } = yield* serve((req, res) => {
+        const done = Deferred.unsafeMake<boolean>(FiberId.none)
+        closed.set(req.url ?? "", done)
+        res.on("close", () => Deferred.unsafeDone(done, Effect.succeed(res.writableFinished)))
+        res.write("a first chunk, and the body never ends")
+      })
+      const http = yield* HttpClient.HttpClient
+      // nothing refers to either response once its request is done
+      yield* Effect.asVoid(http.get(`${url}/unread`))
+      yield* Effect.flatMap(
+        http.get(`${url}/part`),
+        (response) => (response as unknown as ChunkSource)[ChunkSourceTypeId]
+      )
+      const gc = collectGarbage()
+      for (const path of ["/unread", "/part"]) {
+        const done = closed.get(path) ?? Deferred.unsafeMake<boolean>(FiberId.none)
+        // collect until the registry's callback has aborted the exchange (the server sees the connection close)
+        yield* Effect.sync(gc).pipe(
+          Effect.zipRight(Effect.promise(() => new Promise<void>((resolve) => setImmediate(resolve)))),
+          Effect.forever,
+          Effect.race(Deferred.await(done)),
+          Effect.timeout("5 seconds"),
+          Effect.ignore
+        )
+        // the server never finished the body: the client aborted it
+        expect(yield* Deferred.await(done).pipe(Effect.timeout("1 second"))).toBe(false)
+      }
+    }).pipe(Effect.provide(Node.layerHttpClient())))
+
+  it.scopedLive("a FormData body whose file can no longer be read is an Encode RequestError; nothing sent", () =>
+    Effect.gen(function*() {
+      const { seen, url } = yield* serve((_req, res) => res.end("ok"))
+      const http = yield* HttpClient.HttpClient
+      const dir = yield* Effect.promise(() => Fs.mkdtemp(Path.join(Os.tmpdir(), "a2a-form-")))
+      yield* Effect.addFinalizer(() => Effect.promise(() => Fs.rm(dir, { recursive: true, force: true })))
+      const file = Path.join(dir, "gone.txt")
+      yield* Effect.promise(() => Fs.writeFile(file, "soon gone"))
+      const blob = yield* Effect.promise(() => FsSync.openAsBlob(file))
+      yield* Effect.promise(() => Fs.rm(file))
+      const form = new FormData()
+      form.append("file", blob, "gone.txt")
+      const failure = yield* Effect.flip(
+        http.execute(HttpClientRequest.bodyFormData(HttpClientRequest.post(url), form))
+      )
+      expect(failure).toMatchObject({ _tag: "RequestError", reason: "Encode" })
+      expect(failure.cause).toMatchObject({ name: "NotReadableError" })
+      expect(seen).toEqual([])
+    }).pipe(Effect.provide(Node.layerHttpClient())))
+
+  it.scopedLive("formData of a body that is none, cookies without a header, remoteAddress, toJSON, arrayBuffer a copy", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serve((_req, res) => {
+        res.setHeader("content-type", "text/plain")
+        res.end("not a form")
+      })
+      const http = yield* HttpClient.HttpClient
+      const response = yield* http.get(`${url}/plain`)
+      const failure = yield* Effect.flip(response.formData)
+      expect(failure).toMatchObject({ _tag: "ResponseError", reason: "Decode", response })
+      expect(failure.cause).toBeInstanceOf(TypeError)
+      expect(response.cookies.cookies).toEqual({})
+      expect(response.remoteAddress).toEqual(Option.none())
+      const buffer = yield* response.arrayBuffer
+      new Uint8Array(buffer).fill(0)
+      expect(yield* response.text).toBe("not a form")
+      expect(response.toJSON()).toEqual({
+        _id: "@effect/platform/HttpClientResponse",
+        request: response.request.toJSON(),
+        status: 200,
+        headers: expect.objectContaining({ "content-type": "text/plain" }),
+        remoteAddress: Option.none().toJSON(),
+        body: "not a form"
+      })
+    }).pipe(Effect.provide(Node.layerHttpClient())))
+})
+
+/** `global.gc` without `--expose-gc`: the flag set at run time, the function taken from a new context. */
+const collectGarbage = (): () => void => {
+  V8.setFlagsFromString("--expose-gc")
+  return Vm.runInNewContext("gc") as () => void
+}
+
+/**
+ * A forward proxy on 127.0.0.1: absolute-form requests are answered "via proxy" (`/slow…` after 300 ms); a
+ * CONNECT is refused with 403, or (`hang`) never answered. Records `METHOD target` of each.
+ */
+const proxyServer = (connect: "refuse" | "hang") =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly server: Http.Server; readonly seen: Array<string>; readonly sockets: Array<Net.Socket> }>(
+      (resume) => {
+        const seen: Array<string> = []
+        const sockets: Array<Net.Socket> = []
+        const server = Http.createServer((req, res) => {
+          seen.push(`${req.method} ${req.url}`)
+          if (req.url?.includes("/slow") === true) setTimeout(() => res.end("via proxy"), 300)
+          else res.end("via proxy")
+        })
+        server.on("connect", (req: Http.IncomingMessage, socket: Net.Socket) => {
+          seen.push(`CONNECT ${req.url}`)
+          sockets.push(socket)
+          if (connect === "refuse") socket.end("HTTP/1.1 403 Forbidden\r\n\r\n")
+        })
+        server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, seen, sockets })))
+      }
+    ),
+    ({ server, sockets }) =>
+      Effect.async<unknown>((resume) => {
+        for (const socket of sockets) socket.destroy()
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  ).pipe(
+    Effect.map(({ seen, server }) => ({ seen, url: `http://127.0.0.1:${(server.address() as Net.AddressInfo).port}` }))
+  )
+
+/** A TCP server that accepts and never says anything: a TLS handshake with it never ends. */
+const silentServer = Effect.acquireRelease(
+  Effect.async<{ readonly server: Net.Server; readonly sockets: Array<Net.Socket> }>((resume) => {
+    const sockets: Array<Net.Socket> = []
+    const server = Net.createServer((socket) => sockets.push(socket))
+    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ server, sockets })))
+  }),
+  ({ server, sockets }) =>
+    Effect.async<unknown>((resume) => {
+      for (const socket of sockets) socket.destroy()
+      server.close(() => resume(Effect.void))
+    })
+).pipe(Effect.map(({ server }) => (server.address() as Net.AddressInfo).port))
+
+const withConnectLimit = (millis: number) =>
+  Effect.locally(currentConnectPhase, { limit: Option.some(Duration.millis(millis)), onConnected: () => {} })
+
+const agent = Effect.acquireRelease(
+  Effect.sync(() => new Undici.Agent()),
+  (dispatcher) => Effect.promise(() => dispatcher.destroy())
+)
+
+const isConnectTimeout = (error: unknown) =>
+  error instanceof HttpClientError.RequestError && error.reason === "Transport" &&
+  error.cause instanceof Undici.errors.ConnectTimeoutError
+
+describe("the Node HttpClient through a proxy, and its connect limit (real sockets)", () => {
+  it.scopedLive("an http target goes to the http proxy in absolute form; an https one direct when only http has a proxy", () =>
+    Effect.gen(function*() {
+      const proxy = yield* proxyServer("refuse")
+      const http = yield* UndiciHttpClient.make(yield* agent, {
+        http: Option.some(Redacted.make(proxy.url)),
+        https: Option.none(),
+        noProxy: ""
+      })
+      const text = yield* Effect.flatMap(http.get("http://target.invalid/x?y=1"), (response) => response.text)
+      expect(text).toBe("via proxy")
+      // with a connect limit: the direct call and the proxied one each get a dispatcher of their own for it
+      const refused = yield* Effect.flip(http.get("https://127.0.0.1:1/direct")).pipe(withConnectLimit(5_000))
+      expect(refused).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
+      const limited = yield* Effect.flatMap(http.get("http://target.invalid/limited"), (response) => response.text)
+        .pipe(withConnectLimit(5_000))
+      expect(limited).toBe("via proxy")
+      // a scheme that is neither http nor https has no proxy: not sent to the http one
+      yield* Effect.flip(http.get("ftp://target.invalid/f"))
+      expect(proxy.seen).toEqual(["GET http://target.invalid/x?y=1", "GET http://target.invalid/limited"])
+    }))
+
+  it.scopedLive("an https target through the https proxy's CONNECT; a refusal names the proxy and its status", () =>
+    Effect.gen(function*() {
+      const proxy = yield* proxyServer("refuse")
+      const http = yield* UndiciHttpClient.make(yield* agent, {
+        http: Option.none(),
+        https: Option.some(Redacted.make(proxy.url)),
+        noProxy: ""
+      })
+      const refused = yield* Effect.flip(http.get("https://target.invalid/y"))
+      expect(refused).toMatchObject({ _tag: "RequestError", reason: "Transport" })
+      expect(refused.cause).toBeInstanceOf(ProxyRefused)
+      expect(refused.cause).toMatchObject({ proxy: proxy.url, status: 403 })
+      // an http target with no http proxy goes direct
+      const direct = yield* Effect.flip(http.get("http://127.0.0.1:1/direct"))
+      expect(direct).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
+      expect(proxy.seen).toEqual(["CONNECT target.invalid:443"])
+      // a proxy that cannot be reached is not a refusal: the connect error itself
+      const unreachable = yield* UndiciHttpClient.make(yield* agent, {
+        http: Option.none(),
+        https: Option.some(Redacted.make("http://127.0.0.1:1")),
+        noProxy: ""
+      })
+      const failure = yield* Effect.flip(unreachable.get("https://target.invalid/z"))
+      expect(failure).toMatchObject({ _tag: "RequestError", reason: "Transport", cause: { code: "ECONNREFUSED" } })
+    }))
+
+  it.scopedLive("through a proxy the connect limit ends a CONNECT never answered, not a request that started", () =>
+    Effect.gen(function*() {
+      const proxy = yield* proxyServer("hang")
+      const http = yield* UndiciHttpClient.make(yield* agent, {
+        http: Option.some(Redacted.make(proxy.url)),
+        https: Option.some(Redacted.make(proxy.url)),
+        noProxy: ""
+      })
+      const hung = yield* Effect.flip(http.get("https://target.invalid/hung")).pipe(
+        withConnectLimit(100),
+        Effect.timeout("5 seconds")
+      )
+      expect(isConnectTimeout(hung)).toBe(true)
+      // connected at once, its head after 300 ms: past the connect limit, but no longer connecting
+      const slow = yield* Effect.flatMap(http.get("http://target.invalid/slow"), (response) => response.text).pipe(
+        withConnectLimit(100)
+      )
+      expect(slow).toBe("via proxy")
+    }))
+
+  it.scopedLive("direct, the connect limit is undici's connect timeout, one per limit", () =>
+    Effect.gen(function*() {
+      const port = yield* silentServer
+      const http = yield* UndiciHttpClient.make(yield* agent, direct)
+      // a call with a long limit first: the short limit of the next one is its own
+      const long = yield* Effect.fork(http.get(`https://127.0.0.1:${port}/long`).pipe(withConnectLimit(60_000)))
+      const short = yield* Effect.flip(http.get(`https://127.0.0.1:${port}/short`)).pipe(
+        withConnectLimit(100),
+        Effect.timeout("5 seconds")
+      )
+      expect(isConnectTimeout(short)).toBe(true)
+      yield* Fiber.interrupt(long)
+    }))
+})
