@@ -75,6 +75,22 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
           reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
         })
       }
+      // What a JavaScript caller or an unset configuration can hand over: not strings at all.
+      const notStrings: ReadonlyArray<unknown> = [undefined, 42]
+      for (const backendUrl of notStrings) {
+        expect(yield* refused({ backendUrl } as unknown as Partial<A2AClient.A2AClientOptions>)).toEqual({
+          _tag: "A2AInputError",
+          field: "backendUrl",
+          reason: "is missing (set MAINSEQUENCE_ENDPOINT)"
+        })
+      }
+      for (const accessToken of notStrings) {
+        expect(yield* refused({ accessToken } as unknown as Partial<A2AClient.A2AClientOptions>)).toEqual({
+          _tag: "A2AInputError",
+          field: "accessToken",
+          reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
+        })
+      }
       expect(yield* refused({ maxResponseBytes: 0 })).toEqual({
         _tag: "A2AInputError",
         field: "maxResponseBytes",
@@ -88,7 +104,24 @@ describe("client options: the cache key", () => {
     shared(Effect.gen(function*() {
       expect(yield* sendWith({ backendUrl: `${base}/` })).toBe(1)
       expect(yield* sendWith({ backendUrl: `  ${base}  ` })).toBe(1)
+      expect(yield* sendWith({ backendUrl: `${base}//` })).toBe(1)
       expect(yield* sendWith({})).toBe(1)
+    })))
+
+  it.effect("another backend with the same user and session does not share the entry: it resolves on its own", () =>
+    shared(Effect.gen(function*() {
+      expect(yield* sendWith({})).toBe(1)
+      // the simulated platform answers only its own host: the other backend's resolve fails, nothing is sent
+      const error = yield* Effect.flip(sendWith({ backendUrl: "https://other-backend.sim.mainsequence.test" }))
+      expect({ ...error }).toMatchObject({
+        _tag: "A2ATransportError",
+        step: "resolve-runtime-access",
+        url: `https://other-backend.sim.mainsequence.test/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`,
+        code: "ENOTFOUND",
+        messageMayHaveBeenSent: false
+      })
+      const log = yield* Effect.flatMap(platform, (p) => p.requestLog)
+      expect(log.filter((entry) => entry.route === "message-send")).toHaveLength(1)
     })))
 
   it.effect("a username scopes the entries: other users resolve for themselves; a blank one is no username", () =>

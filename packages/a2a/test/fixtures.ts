@@ -160,7 +160,8 @@ export const jsonResponse = (
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
   )
 
-const readyAccess = {
+/** A backend answer that admits at once with `rpc_url` https://runtime.example/. */
+export const readyAccessForTests = {
   mode: "token",
   rpc_url: "https://runtime.example/",
   token: "runtime-token",
@@ -183,7 +184,7 @@ export const fakeRuntime = (
   const http = HttpClient.make((request) =>
     request.url.startsWith("https://runtime.example/")
       ? runtime(request, requests++)
-      : Effect.succeed(jsonResponse(request, 200, readyAccess))
+      : Effect.succeed(jsonResponse(request, 200, readyAccessForTests))
   )
   return A2AClient.layer({
     backendUrl: "https://backend.example",

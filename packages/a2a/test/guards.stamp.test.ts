@@ -1,9 +1,25 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
+import * as A2AClient from "../src/A2AClient.js"
 import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
-import { client, failFor, resolves, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
+import {
+  client,
+  failFor,
+  jsonResponse,
+  readyAccessForTests,
+  resolves,
+  runtimeSends,
+  session,
+  sessionUid,
+  simulated
+} from "./fixtures.js"
 
 // SPEC §5/§6: an error of the session's resolution reaches every call that waits for it; every call reports its
 // own ids: session, message id and, for a follow-up turn, its Task id.
@@ -105,4 +121,95 @@ describe("guards: a transient answer without a usable presence", () => {
     }).pipe(Effect.provide(simulated({
       sessions: [session({ access: { _tag: "Terminal", state: "unavailable" }, backend: { oddDiagnostics: "string" } })]
     }))))
+})
+
+// SPEC §5: `messageMayHaveBeenSent` is the call's own. A resolution's errors carry the resolution's (nothing
+// sent by it); a call that had already sent its message once, and waits for the fresh resolution after a
+// runtime 401, reports true.
+describe("guards: each call's own messageMayHaveBeenSent on an error of the fresh resolution", () => {
+  it.effect("sent once, 401, the fresh resolve's connection reset: A2ATransportError with messageMayHaveBeenSent true", () =>
+    Effect.gen(function*() {
+      let resolveCount = 0
+      const http = HttpClient.make((request) => {
+        if (request.url.startsWith("https://runtime.example/")) return Effect.succeed(jsonResponse(request, 401, {}))
+        resolveCount++
+        if (resolveCount === 1) return Effect.succeed(jsonResponse(request, 200, readyAccessForTests))
+        return Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })
+          })
+        )
+      })
+      const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
+        .pipe(
+          Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
+        )
+      const error = yield* Effect.flip(
+        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+          .pipe(Effect.provide(layer))
+      )
+      expect(resolveCount).toBe(2)
+      expect({ ...error }).toMatchObject({
+        _tag: "A2ATransportError",
+        step: "resolve-runtime-access",
+        messageId: "m-a",
+        messageMayHaveBeenSent: true,
+        code: "ECONNRESET"
+      })
+    }))
+})
+
+// SPEC §5: a call that waited for a waking runtime and was admitted is no longer waiting: a connect timeout of
+// its send is an A2ATimeoutError of the send (limit connect), not AgentRuntimeNotReadyError.
+describe("guards: the send's connect limit after a wait", () => {
+  it.effect("waking, then admitted, then the send's connect times out: A2ATimeoutError send-message / connect", () =>
+    Effect.gen(function*() {
+      let resolveCount = 0
+      const waking = {
+        ...readyAccessForTests,
+        runtime_interaction: {
+          state: "starting",
+          can_submit: false,
+          notice: null,
+          operation: null,
+          retry_after_ms: 100
+        }
+      }
+      const http = HttpClient.make((request) => {
+        if (request.url.startsWith("https://runtime.example/")) {
+          return Effect.fail(
+            new HttpClientError.RequestError({
+              request,
+              reason: "Transport",
+              cause: Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" })
+            })
+          )
+        }
+        resolveCount++
+        return Effect.succeed(jsonResponse(request, 200, resolveCount === 1 ? waking : readyAccessForTests))
+      })
+      const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
+        .pipe(
+          Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
+        )
+      const call = yield* Effect.fork(Effect.flip(
+        Effect.flatMap(
+          A2AClient.A2AClient,
+          (a2a) => a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: [5, 30] })
+        ).pipe(Effect.provide(layer))
+      ))
+      yield* TestClock.adjust("1 second")
+      const error = yield* Fiber.join(call)
+      expect(resolveCount).toBe(2)
+      expect({ ...error }).toMatchObject({
+        _tag: "A2ATimeoutError",
+        step: "send-message",
+        limit: "connect",
+        seconds: 5,
+        messageMayHaveBeenSent: false,
+        messageId: "m-a"
+      })
+    }))
 })

