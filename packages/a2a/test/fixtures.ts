@@ -169,6 +169,23 @@ export const readyAccessForTests = {
   runtime_interaction: { state: "ready", can_submit: true, notice: null, operation: null, retry_after_ms: null }
 }
 
+/** The client on a hand-written `HttpClient` that answers every request (backend and runtime) with `answer`. */
+export const fakePlatform = (
+  answer: (
+    request: HttpClientRequest.HttpClientRequest
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>,
+  options: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl" | "accessToken">> = {}
+) =>
+  A2AClient.layer({
+    backendUrl: "https://backend.example",
+    accessToken: Redacted.make("user-token"),
+    ...options
+  }).pipe(
+    Layer.provide(
+      Layer.merge(Layer.succeed(HttpClient.HttpClient, HttpClient.make(answer)), RuntimeAccessCache.layerMemory)
+    )
+  )
+
 /**
  * The client on a hand-written `HttpClient`: the backend admits at once, and the runtime answers the n-th
  * request with `runtime(request, n)`.
@@ -181,17 +198,12 @@ export const fakeRuntime = (
   options: Partial<Omit<A2AClient.A2AClientOptions, "backendUrl" | "accessToken">> = {}
 ) => {
   let requests = 0
-  const http = HttpClient.make((request) =>
-    request.url.startsWith("https://runtime.example/")
-      ? runtime(request, requests++)
-      : Effect.succeed(jsonResponse(request, 200, readyAccessForTests))
-  )
-  return A2AClient.layer({
-    backendUrl: "https://backend.example",
-    accessToken: Redacted.make("user-token"),
-    ...options
-  }).pipe(
-    Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
+  return fakePlatform(
+    (request) =>
+      request.url.startsWith("https://runtime.example/")
+        ? runtime(request, requests++)
+        : Effect.succeed(jsonResponse(request, 200, readyAccessForTests)),
+    options
   )
 }
 

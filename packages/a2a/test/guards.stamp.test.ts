@@ -1,17 +1,14 @@
-import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
-import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
   client,
   failFor,
+  fakePlatform,
   jsonResponse,
   readyAccessForTests,
   resolves,
@@ -130,7 +127,7 @@ describe("guards: each call's own messageMayHaveBeenSent on an error of the fres
   it.effect("sent once, 401, the fresh resolve's connection reset: A2ATransportError with messageMayHaveBeenSent true", () =>
     Effect.gen(function*() {
       let resolveCount = 0
-      const http = HttpClient.make((request) => {
+      const layer = fakePlatform((request) => {
         if (request.url.startsWith("https://runtime.example/")) return Effect.succeed(jsonResponse(request, 401, {}))
         resolveCount++
         if (resolveCount === 1) return Effect.succeed(jsonResponse(request, 200, readyAccessForTests))
@@ -142,10 +139,6 @@ describe("guards: each call's own messageMayHaveBeenSent on an error of the fres
           })
         )
       })
-      const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
-        .pipe(
-          Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
-        )
       const error = yield* Effect.flip(
         Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
           .pipe(Effect.provide(layer))
@@ -177,7 +170,7 @@ describe("guards: the send's connect limit after a wait", () => {
           retry_after_ms: 100
         }
       }
-      const http = HttpClient.make((request) => {
+      const layer = fakePlatform((request) => {
         if (request.url.startsWith("https://runtime.example/")) {
           return Effect.fail(
             new HttpClientError.RequestError({
@@ -190,10 +183,6 @@ describe("guards: the send's connect limit after a wait", () => {
         resolveCount++
         return Effect.succeed(jsonResponse(request, 200, resolveCount === 1 ? waking : readyAccessForTests))
       })
-      const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
-        .pipe(
-          Layer.provide(Layer.merge(Layer.succeed(HttpClient.HttpClient, http), RuntimeAccessCache.layerMemory))
-        )
       const call = yield* Effect.fork(Effect.flip(
         Effect.flatMap(
           A2AClient.A2AClient,
