@@ -1,14 +1,18 @@
 /**
- * One total deadline per call (SPEC §5), read from `Clock`, enforced by one timeout around the whole
+ * One total deadline per call (SPEC §5), read from `Clock`, enforced by one alarm around the whole
  * composed call. This module alone decides what a timeout becomes, and its boundary is where every error of
  * a call is stamped with the call's own ids.
  */
+import * as Cause from "effect/Cause"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import { type A2AError, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
+import { makeAlarm } from "./alarms.js"
 import { type Call, type PhaseDeadline, remainingMillis } from "./callContext.js"
 
 /**
@@ -85,40 +89,66 @@ export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E
 }
 
 /**
- * A watchdog: it fails with the timeout error of the phase limit of the exchange under way ({@link
- * PhaseDeadline}; one that runs out together with the total is reported as the total) and, `withTotal`, of the
- * total budget. It never sleeps longer than `read`: an exchange sets a phase deadline at least `read` ahead of
- * the moment it sets it, so the watchdog always wakes in time to see it.
+ * Runs `effect` in a fiber of its own under an alarm (the client's {@link Alarms}, no sleeping fiber per
+ * call) that ends it with the timeout error of the phase limit of the exchange under way ({@link
+ * PhaseDeadline}; one that runs out together with the total is reported as the total) and, `withTotal`, of
+ * the total budget. The alarm never rings later than `read` after it was set: an exchange sets a phase
+ * deadline at least `read` ahead of the moment it sets it, so the alarm always rings in time to see it.
+ * Interrupting the caller interrupts the effect and waits for it.
  */
-const watchdog = (
+const bounded = <A, E, R>(
   call: Call,
   phase: PhaseDeadline,
-  withTotal: boolean
-): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
-  Effect.clockWith((clock) => {
-    const { connect, read, totalSeconds } = call.budget
-    const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
-    const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
-    const loop: Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> = Effect.suspend(() => {
-      const now = clock.unsafeCurrentTimeMillis()
-      if (now >= totalAt) return timeoutError(call, "total", totalSeconds)
-      // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
-      if (now >= phase.at && read !== undefined) {
-        if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
-        if (phase.limit === "read") return timeoutError(call, "read", Duration.toSeconds(read))
-        // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
-        const head = connect === undefined ? read : Duration.sum(connect, read)
-        return timeoutError(call, phase.limit, Duration.toSeconds(head))
-      }
-      const wake = Math.min(totalAt - now, phase.at - now, readMillis)
-      return Effect.zipRight(clock.sleep(Duration.millis(wake)), loop)
-    })
-    return loop
-  })
+  withTotal: boolean,
+  effect: Effect.Effect<A, E, R>
+): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) =>
+      Effect.flatMap(Effect.fork(restore(effect)), (body) => {
+        const { connect, read, totalSeconds } = call.budget
+        const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
+        const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
+        const alarms = call.alarms.of(clock)
+        const nextCheck = (now: number) => Math.min(totalAt, phase.at, now + readMillis)
+        let expired: Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> | undefined
+        const expiry = (now: number): typeof expired => {
+          if (now >= totalAt) return timeoutError(call, "total", totalSeconds)
+          // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
+          if (now >= phase.at && read !== undefined) {
+            if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
+            if (phase.limit === "read") return timeoutError(call, "read", Duration.toSeconds(read))
+            // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
+            const head = connect === undefined ? read : Duration.sum(connect, read)
+            return timeoutError(call, phase.limit, Duration.toSeconds(head))
+          }
+          return undefined
+        }
+        const alarm = makeAlarm((now) => {
+          expired = expiry(now)
+          if (expired === undefined) alarms.place(alarm, nextCheck(now))
+          else body.unsafeInterruptAsFork(body.id())
+        })
+        return Effect.zipRight(
+          alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
+          Effect.matchCauseEffect(restore(Fiber.await(body)), {
+            onFailure: (cause) => {
+              alarms.clear(alarm)
+              return Effect.zipRight(Fiber.interrupt(body), Effect.failCause(cause))
+            },
+            onSuccess: (exit): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError> => {
+              alarms.clear(alarm)
+              if (expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return expired
+              return exit
+            }
+          })
+        )
+      })
+    )
+  )
 
 /**
- * An exchange that runs for several calls (a shared resolution) with a watchdog of its own for its phase
- * limits, so that a phase limit fails the exchange itself and every call sharing it gets that error.
+ * An exchange that runs for several calls (a shared resolution) under its own phase limits, so that a
+ * phase limit fails the exchange itself and every call sharing it gets that error.
  *
  * @internal
  */
@@ -126,11 +156,10 @@ export const withinPhaseLimits = <A, E, R>(
   call: Call,
   phase: PhaseDeadline,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  Effect.raceFirst(effect, watchdog(call, phase, false))
+): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> => bounded(call, phase, false, effect)
 
 /**
- * The one watchdog around a whole call (discovery, resolution, the transient wait, the request and the
+ * The one deadline around a whole call (discovery, resolution, the transient wait, the request and the
  * whole response body: the total budget and each exchange's phase limits), and the one place its errors
  * get the call's ids.
  *
@@ -140,6 +169,4 @@ export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  Effect.raceFirst(effect, watchdog(call, call.phase, true)).pipe(
-    Effect.catchAll((error) => Effect.flip(stamp(call, error)))
-  )
+  Effect.catchAll(bounded(call, call.phase, true, effect), (error) => Effect.flip(stamp(call, error)))

@@ -18,6 +18,7 @@ import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import type * as Timeout from "../Timeout.js"
+import { type AlarmsByClock, makeAlarmsByClock } from "./alarms.js"
 import type { BackendClient } from "./backendClient.js"
 
 /**
@@ -129,6 +130,8 @@ export interface ClientEnv {
   readonly sessions: SessionRegistry
   /** The sessions' resolutions running: the client's scope interrupts them when it closes. */
   readonly resolutions: Set<Fiber.RuntimeFiber<unknown, unknown>>
+  /** The deadlines of the client's calls in flight. */
+  readonly alarms: AlarmsByClock
 }
 
 /**
@@ -172,6 +175,8 @@ export interface Call {
   readonly session: SessionState
   readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
   readonly phase: PhaseDeadline
+  /** Where the call's deadline is kept: its client's alarms. */
+  readonly alarms: AlarmsByClock
 }
 
 /**
@@ -196,9 +201,19 @@ interface CallOptions {
 export const makeCall = (
   options: CallOptions & { readonly session?: SessionState | undefined }
 ): Effect.Effect<Call> =>
-  Effect.clockWith((clock) => Effect.sync(() => callAt(clock.unsafeCurrentTimeMillis(), options, options.session)))
+  Effect.clockWith((clock) =>
+    Effect.sync(() => callAt(clock.unsafeCurrentTimeMillis(), options, options.session, unscopedAlarms))
+  )
 
-const callAt = (now: number, options: CallOptions, session: SessionState | undefined): Call => ({
+/** The alarms of a call made without a client (its sleepers are daemons). */
+const unscopedAlarms = makeAlarmsByClock()
+
+const callAt = (
+  now: number,
+  options: CallOptions,
+  session: SessionState | undefined,
+  alarms: AlarmsByClock
+): Call => ({
   agentSessionUid: options.agentSessionUid,
   messageId: options.messageId,
   taskId: options.taskId,
@@ -210,7 +225,8 @@ const callAt = (now: number, options: CallOptions, session: SessionState | undef
   // Stryker disable next-line LogicalOperator: only internal tests make a call without a session, and none reads it
   session: session ?? makeSessionState(),
   lastTask: Ref.unsafeMake(Option.none<A2AProtocol.Task>()),
-  phase: new PhaseDeadline()
+  phase: new PhaseDeadline(),
+  alarms
 })
 
 /**
@@ -226,7 +242,7 @@ export const withCallContext = <A, E, R>(
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) => {
       const session = env.sessions.acquire(options.agentSessionUid)
-      const call = callAt(clock.unsafeCurrentTimeMillis(), options, session)
+      const call = callAt(clock.unsafeCurrentTimeMillis(), options, session, env.alarms)
       // Field by field rather than by spreading: one object shape for every call, built without a spread's
       // property-by-property copy (measured on the per-send path).
       const ctx: CallContext = {
@@ -238,6 +254,7 @@ export const withCallContext = <A, E, R>(
         maxResponseBytes: env.maxResponseBytes,
         sessions: env.sessions,
         resolutions: env.resolutions,
+        alarms: env.alarms,
         agentSessionUid: call.agentSessionUid,
         messageId: call.messageId,
         taskId: call.taskId,

@@ -11,6 +11,7 @@ import type * as Scope from "effect/Scope"
 import type { A2AClientOptions } from "../A2AClient.js"
 import * as A2AError from "../A2AError.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
+import { makeAlarmsByClock } from "./alarms.js"
 import * as backendClient from "./backendClient.js"
 import { type ClientEnv, makeSessionRegistry } from "./callContext.js"
 import { sha256Hex } from "./sha256.js"
@@ -85,6 +86,9 @@ export const makeClientEnv = (
     // none past the client's scope.
     const resolutions = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
     yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(resolutions)))
+    // The calls' deadlines: their sleepers, too, are the client's fibers, none past its scope.
+    const alarms = makeAlarmsByClock()
+    yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(alarms.sleepers)))
     return {
       client,
       backend,
@@ -94,6 +98,7 @@ export const makeClientEnv = (
       // What the calls to a session in flight share; a session's resolution belongs to the client.
       sessions: makeSessionRegistry(),
       resolutions,
+      alarms,
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
         const known = cacheKeys.get(agentSessionUid)
