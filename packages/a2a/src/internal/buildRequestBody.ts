@@ -9,6 +9,7 @@ import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
+import { annotateTraced, traced } from "./spanned.js"
 
 const utf8 = new TextEncoder()
 
@@ -150,7 +151,7 @@ export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageI
     const jsonRepairAttempts = yield* resolveRepairAttempts(input.jsonRepairAttempts)
     const attachments = yield* Effect.forEach(input.attachments ?? [], attachmentPart)
     const messageId = yield* resolveMessageId(input.messageId)
-    yield* Effect.annotateCurrentSpan({ "a2a.session_uid": agentSessionUid, "a2a.message_id": messageId })
+    yield* annotateTraced(() => ({ "a2a.session_uid": agentSessionUid, "a2a.message_id": messageId }))
     const strict = input.strictDictionary === true
     const body = {
       message: {
@@ -185,7 +186,4 @@ export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageI
       bytes: utf8.encode(JSON.stringify(body))
     }
     return result
-  }).pipe(
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether the span keeps a stack trace
-    Effect.withSpan("a2a.buildRequestBody", { captureStackTrace: false })
-  )
+  }).pipe((build) => traced(build, "a2a.buildRequestBody"))

@@ -14,7 +14,7 @@ import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
 import { sendToRuntime } from "./sendToRuntime.js"
-import { spanned } from "./spanned.js"
+import { annotateTraced, traced } from "./spanned.js"
 
 /** @internal */
 export const sendMessage = (
@@ -28,7 +28,7 @@ export const sendMessage = (
     const budget = yield* Timeout.toBudget(input.timeout)
     // 1. the exact bytes of the request
     const body = yield* buildRequestBody(uid, input)
-    yield* Effect.annotateCurrentSpan({ "a2a.session_uid": uid, "a2a.message_id": body.messageId })
+    yield* annotateTraced(() => ({ "a2a.session_uid": uid, "a2a.message_id": body.messageId }))
     yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
     const isTask = body.responseKind === "task"
     return yield* withCallContext(env, {
@@ -52,4 +52,4 @@ export const sendMessage = (
           })
         })
       ))
-  }).pipe((send) => spanned(send, "a2a.sendA2AMessage", {}))
+  }).pipe((send) => traced(send, "a2a.sendA2AMessage"))

@@ -12,7 +12,7 @@ import type { RequestBody } from "./buildRequestBody.js"
 import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
 import { exchange, joinUrl } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
-import { spanned } from "./spanned.js"
+import { traced } from "./spanned.js"
 
 /**
  * A request to the runtime with the A2A v1 headers. `rpc_url` is opaque: its trailing `/` is trimmed and
@@ -79,4 +79,4 @@ export const sendToRuntime = (
       (answer) => messageError(answer),
       (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
     )
-  }).pipe((send) => spanned(send, "a2a.sendToRuntime", { attributes: spanAttributes(call, attempt) }))
+  }).pipe((send) => traced(send, "a2a.sendToRuntime", () => spanAttributes(call, attempt)))

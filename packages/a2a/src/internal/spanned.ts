@@ -9,6 +9,7 @@
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
+import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
@@ -61,3 +62,33 @@ export const spanned = <A, E, R>(
   )
 
 const noEnter: Effect.Effect<Effect.Effect<void>> = Effect.succeed(Effect.void)
+
+/** Effect's built-in tracer, the one in place when no tracer is installed: its spans reach no one. */
+const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
+
+/**
+ * {@link spanned} when a tracer is installed; with Effect's built-in tracer, whose spans nobody records, the
+ * effect itself (a warm send made three spans nobody could see: docs/BENCHMARKS.md). For the steps whose
+ * span only a tracer shows; the exchange's span is always made, its trace context goes out on the request.
+ *
+ * @internal
+ */
+export const traced = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+  name: string,
+  attributes?: () => Record<string, unknown>
+): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) =>
+    fiber.currentTracer === builtInTracer ? effect : spanned(effect, name, { attributes: attributes?.() })
+  )
+
+/**
+ * Annotates the current span, a {@link traced} one, when a tracer is installed (without one, the current
+ * span is the caller's, not this step's).
+ *
+ * @internal
+ */
+export const annotateTraced = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>
+  Effect.withFiberRuntime((fiber) =>
+    fiber.currentTracer === builtInTracer ? Effect.void : Effect.annotateCurrentSpan(attributes())
+  )
