@@ -175,14 +175,15 @@ export interface MemoryStore extends RuntimeAccessStore {
   readonly size: Effect.Effect<number>
 }
 
-/** How many of the least recently used entries each write looks at, dropping those that expired. */
-const sweepPerWrite = 2
+/** How many of the least recently used entries each read and write looks at, dropping those that expired. */
+const sweepPerOperation = 2
 
 /**
  * An in-memory store: constant time per operation, at most `maxEntries` entries (least recently used out
- * first); an expired entry is dropped when read, and each write sweeps the least recently used entries that
- * expired, so it holds little more than its live entries. A `maxEntries` that is not a positive integer is
- * taken as the default.
+ * first); an expired entry is dropped when read, and each read and each write sweeps the least recently used
+ * entries that expired, so it holds little more than its live entries while it is used (a client that now only
+ * reads warm sessions still drains the entries of sessions it no longer sends to). Nothing sweeps between
+ * operations: no timer is kept. A `maxEntries` that is not a positive integer is taken as the default.
  *
  * @since 0.2.0
  * @category constructors
@@ -197,7 +198,7 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
     const sweep = (now: number) => {
       let looked = 0
       for (const [key, access] of entries) {
-        if (looked++ === sweepPerWrite) break
+        if (looked++ === sweepPerOperation) break
         if (now >= access.validUntilMillis) entries.delete(key)
       }
     }
@@ -205,10 +206,12 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
       get: (key) =>
         Effect.clockWith((clock) =>
           Effect.sync(() => {
+            const now = clock.unsafeCurrentTimeMillis()
+            sweep(now)
             const access = entries.get(key)
             if (access === undefined) return Option.none()
             entries.delete(key)
-            if (clock.unsafeCurrentTimeMillis() >= access.validUntilMillis) return Option.none()
+            if (now >= access.validUntilMillis) return Option.none()
             entries.set(key, access)
             return Option.some(access)
           })

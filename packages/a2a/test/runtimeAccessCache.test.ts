@@ -182,21 +182,49 @@ describe("RuntimeAccessCache: the memory store", () => {
       }
     }))
 
-  it.effect("an expired entry is dropped when read, and writes sweep the expired least recently used ones", () =>
+  it.effect("writes sweep the expired least recently used entries, two per write", () =>
     Effect.gen(function*() {
       const store = yield* RuntimeAccessCache.makeMemoryStoreWith({ maxEntries: 1_000 })
       // 100 sessions, each access valid for one second
       for (let i = 0; i < 100; i++) yield* store.set(`old${i}`, entry(1_000))
       yield* TestClock.adjust("1 second")
-      expect(Option.isNone(yield* store.get("old99"))).toBe(true)
+      expect(yield* store.size).toBe(100)
+      // each write looks at the two least recently used entries (constant time): 50 writes sweep 100 expired
+      // ones (and keep theirs)
+      yield* store.set("new0", entry(60_000))
       expect(yield* store.size).toBe(99)
-      // each write looks at the two least recently used entries: 50 writes sweep 99 expired ones (and keep theirs)
-      for (let i = 0; i < 50; i++) yield* store.set(`new${i}`, entry(60_000))
+      for (let i = 1; i < 50; i++) yield* store.set(`new${i}`, entry(60_000))
       expect(yield* store.size).toBe(50)
       // a live entry is never swept
       yield* TestClock.adjust("58 seconds")
       for (let i = 0; i < 10; i++) yield* store.set(`more${i}`, entry(120_000))
       expect(yield* store.size).toBe(60)
+    }))
+
+  it.effect("an expired entry is dropped when read, and every read sweeps the two least recently used that expired", () =>
+    Effect.gen(function*() {
+      const store = yield* RuntimeAccessCache.makeMemoryStoreWith({ maxEntries: 1_000 })
+      // a burst of ten sessions valid for one second, then one warm session the client keeps reading
+      for (let i = 0; i < 10; i++) yield* store.set(`old${i}`, entry(1_000))
+      yield* store.set("warm", entry(60_000, "warm"))
+      yield* TestClock.adjust("1 second")
+      // old0 and old1 swept, old9 dropped as read
+      expect(Option.isNone(yield* store.get("old9"))).toBe(true)
+      expect(yield* store.size).toBe(8)
+      // reads that hit and reads that miss sweep alike, two at a time (constant time per read)
+      expect(Option.isSome(yield* store.get("warm"))).toBe(true)
+      expect(yield* store.size).toBe(6)
+      expect(Option.isNone(yield* store.get("missing"))).toBe(true)
+      expect(yield* store.size).toBe(4)
+      expect(Option.isSome(yield* store.get("warm"))).toBe(true)
+      expect(yield* store.size).toBe(2)
+      // only reads of the warm session from here: the last expired entry goes, the live one stays
+      for (let i = 0; i < 3; i++) {
+        expect(Option.map(yield* store.get("warm"), (access) => Redacted.value(access.token))).toEqual(
+          Option.some("warm")
+        )
+      }
+      expect(yield* store.size).toBe(1)
     }))
 })
 
