@@ -4,7 +4,8 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import type * as Tracer from "effect/Tracer"
-import { client, recordSpans, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
+import * as A2AProgress from "../src/A2AProgress.js"
+import { client, recordSpans, runtimeSends, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
 
 // The span names and attributes of README/ARCHITECTURE ("Each step runs in a named span … with session
 // uid, message id and attempt, and each exchange in an `a2a.http <METHOD>` span"): users build
@@ -207,4 +208,53 @@ describe("rules: the spans of the Task helpers", () => {
         })
       )
     ))
+})
+
+// Without a tracer installed (Effect's built-in one records nothing) the steps' spans are not made: the
+// exchange's span still is, for the traceparent it sends. What code running inside a send sees as its
+// current span tells which spans exist.
+describe("rules: the steps' spans only with a tracer (spanned.ts traced)", () => {
+  const currentSpanAtPrepared = (a2a: Effect.Effect.Success<typeof client>) =>
+    Effect.gen(function*() {
+      const seen: Array<string> = []
+      const caller = yield* Effect.gen(function*() {
+        yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(
+          Effect.provideService(A2AProgress.A2AProgress, {
+            report: (event) =>
+              Effect.map(Effect.currentSpan.pipe(Effect.option), (span) => {
+                if (event._tag === "MessagePrepared") {
+                  seen.push(Option.match(span, { onNone: () => "none", onSome: (s) => s.name }))
+                }
+              })
+          })
+        )
+        return yield* Effect.currentSpan
+      }).pipe(Effect.withSpan("caller"))
+      return { seen, caller }
+    })
+
+  it.effect("built-in tracer: a step runs under the caller's span, which gets none of the step's attributes", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { caller, seen } = yield* currentSpanAtPrepared(a2a)
+      expect(seen).toEqual(["caller"])
+      expect(attributesOf(caller)).toEqual({})
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("built-in tracer: the send still carries the traceparent of its a2a.http span", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
+      const [send] = yield* runtimeSends
+      expect(send?.headers["traceparent"]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("a tracer installed: the same report runs under a2a.sendA2AMessage, the caller's span left as it was", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { tracer } = yield* recordSpans
+      const { caller, seen } = yield* Effect.withTracer(currentSpanAtPrepared(a2a), tracer)
+      expect(seen).toEqual(["a2a.sendA2AMessage"])
+      expect(attributesOf(caller)).toEqual({})
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })

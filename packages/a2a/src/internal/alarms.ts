@@ -60,7 +60,7 @@ export const makeAlarmsByClock = (): AlarmsByClock => {
     of: (clock) => {
       let alarms = byClock.get(clock)
       if (alarms === undefined) {
-        alarms = new Alarms(clock, sleepers)
+        alarms = new Alarms(clock, sleepers, clock === liveClock ? longestSleepMillis : Number.POSITIVE_INFINITY)
         byClock.set(clock, alarms)
       }
       return alarms
@@ -80,11 +80,12 @@ export class Alarms {
   private sleeper: Fiber.RuntimeFiber<void> | undefined = undefined
   private wakeAt = Number.POSITIVE_INFINITY
 
-  private readonly longestSleep: number
-
-  constructor(private readonly clock: Clock.Clock, private readonly sleepers: Set<Fiber.RuntimeFiber<void>>) {
-    this.longestSleep = clock === liveClock ? longestSleepMillis : Number.POSITIVE_INFINITY
-  }
+  constructor(
+    private readonly clock: Clock.Clock,
+    private readonly sleepers: Set<Fiber.RuntimeFiber<void>>,
+    /** The longest one sleep; a finite one lets the last sleep run out instead of interrupting it. */
+    readonly longestSleep: number
+  ) {}
 
   /** How many alarms are set. */
   get size(): number {
