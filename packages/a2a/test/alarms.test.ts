@@ -48,6 +48,22 @@ describe("the client's alarms", () => {
       expect(alarms.size).toBe(0)
     }))
 
+  it.effect("the alarm cleared from the queue's last place is gone; the others ring", () =>
+    Effect.gen(function*() {
+      const { alarms, named, rang } = yield* onTestClock()
+      const first = named("first")
+      const last = named("last")
+      yield* alarms.set(first, 1_000)
+      yield* alarms.set(last, 2_000)
+      alarms.clear(last)
+      expect(alarms.size).toBe(1)
+      alarms.clear(first)
+      expect(alarms.size).toBe(0)
+      yield* alarms.set(first, 3_000)
+      yield* TestClock.adjust("10 seconds")
+      expect(rang).toEqual([["first", 3_000]])
+    }))
+
   it.effect("an alarm moved earlier or later rings at its new time only", () =>
     Effect.gen(function*() {
       const { alarms, named, rang } = yield* onTestClock()
