@@ -92,6 +92,17 @@ const entry = (validUntilMillis: number, token = "t"): RuntimeAccessCache.Cached
   validUntilMillis
 })
 
+/** A cache over a store that keeps whatever it is given, expired or not (a plain `Map`, returned too). */
+const cacheOverPlainMap = Effect.gen(function*() {
+  const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+  const cache = yield* RuntimeAccessCache.make({
+    get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+    set: (key, access) => Effect.sync(() => void entries.set(key, access)),
+    remove: (key) => Effect.sync(() => void entries.delete(key))
+  })
+  return { cache, entries }
+})
+
 describe("RuntimeAccessCache", () => {
   it.effect("keeps access until expires_at − 30 s", () =>
     Effect.gen(function*() {
@@ -138,12 +149,7 @@ describe("RuntimeAccessCache", () => {
   it.effect("an entry a store hands back after it expired is a miss, and removed from the store", () =>
     Effect.gen(function*() {
       // a store that knows nothing of expiry
-      const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
-      const cache = yield* RuntimeAccessCache.make({
-        get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
-        set: (key, access) => Effect.sync(() => void entries.set(key, access)),
-        remove: (key) => Effect.sync(() => void entries.delete(key))
-      })
+      const { cache, entries } = yield* cacheOverPlainMap
       yield* cache.set("k", entry(1_000))
       yield* cache.set("live", entry(2_000))
       yield* TestClock.adjust("1 second")
@@ -316,12 +322,7 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
   it.effect("set refuses an access that expires exactly now, whatever the store would keep", () =>
     Effect.gen(function*() {
       // a store that keeps whatever it is given, expired or not
-      const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
-      const cache = yield* RuntimeAccessCache.make({
-        get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
-        set: (key, access) => Effect.sync(() => void entries.set(key, access)),
-        remove: (key) => Effect.sync(() => void entries.delete(key))
-      })
+      const { cache, entries } = yield* cacheOverPlainMap
       yield* TestClock.adjust("1 second")
       yield* cache.set("now", entry(1_000))
       yield* cache.set("past", entry(999))

@@ -64,6 +64,15 @@ const withEnv = <A, E>(
     Effect.provide(Layer.merge(layerTest({ sessions }), RuntimeAccessCache.layerMemory))
   )
 
+/** The client after one send (m-1 at 0, its access cached) and a rotation of the runtime token: the cached one is now rejected. */
+const sentOnceThenTokenRotated = Effect.gen(function*() {
+  const a2a = yield* client
+  expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
+    .toBeUndefined()
+  yield* (yield* platform).rotateRuntimeToken(sessionUid)
+  return a2a
+})
+
 const otherSessionUid = "1c2701a1-e777-4cfe-8437-b94025f00070"
 const uidOf = (i: number) => `2d2701a1-e777-4cfe-8437-${i.toString().padStart(12, "0")}`
 
@@ -354,11 +363,7 @@ describe("rejected tokens, with a store that keeps a rejected entry", () => {
 
   it.effect("the refresh after a 401 resolves fresh instead of resending the rejected token it read back", () =>
     Effect.gen(function*() {
-      const a2a = yield* client
-      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
-        .toBeUndefined()
-      const p = yield* platform
-      yield* p.rotateRuntimeToken(sessionUid)
+      const a2a = yield* sentOnceThenTokenRotated
       const again = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-2" }), "1 second")
       expect(again.error).toBeUndefined()
       expect((yield* runtimeSends).map((s) => [s.messageId, s.status])).toEqual([["m-1", 200], ["m-2", 401], [
@@ -471,11 +476,7 @@ describe("the cache once more at the start of a resolution, with a store that an
 
   it.effect("the refresh after a 401 resolves as soon as the rejected access is dropped, without reading the cache again", () =>
     Effect.gen(function*() {
-      const a2a = yield* client
-      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
-        .toBeUndefined()
-      const p = yield* platform
-      yield* p.rotateRuntimeToken(sessionUid)
+      const a2a = yield* sentOnceThenTokenRotated
       // m-2: read at 1 s (hit), 401 at 1.01 s; the drop reads at 1.01 s, the replacement check at 1.02 s (a
       // miss, answered at 1.03 s): the fresh resolve goes out then
       const again = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-2" }), "1 second")
@@ -537,11 +538,7 @@ describe("a rejected token after the refresh admitted another", () => {
 
   it.effect("a call that read the token before it was rejected, answered after the refresh, does not send it", () =>
     Effect.gen(function*() {
-      const a2a = yield* client
-      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-1" }), "1 second")).error)
-        .toBeUndefined()
-      const p = yield* platform
-      yield* p.rotateRuntimeToken(sessionUid)
+      const a2a = yield* sentOnceThenTokenRotated
       // m-y: reads the old token at 1 s, 401 at 1.01 s, refreshed at 1.03 s
       const y = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "y", messageId: "m-y" }))
       yield* TestClock.adjust("5 millis")
