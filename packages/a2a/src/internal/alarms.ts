@@ -116,8 +116,7 @@ export class Alarms {
     // Off the live clock a sleep left to run out would still be a wake-up to play (TestClock, SimulatedTime).
     if (this.queue.length === 0 && this.longestSleep === Number.POSITIVE_INFINITY && this.sleeper !== undefined) {
       this.sleeper.unsafeInterruptAsFork(this.sleeper.id())
-      this.sleeper = undefined
-      this.wakeAt = Number.POSITIVE_INFINITY
+      this.noSleeper()
     }
   }
 
@@ -136,6 +135,11 @@ export class Alarms {
     if (last !== undefined && last !== alarm) this.down(last, this.up(last, slot))
   }
 
+  private noSleeper(): void {
+    this.sleeper = undefined
+    this.wakeAt = Number.POSITIVE_INFINITY
+  }
+
   /** Rings every alarm due, then sleeps until the next (on the live clock at most 1 s) or ends. */
   private sleep(): Effect.Effect<void> {
     return Effect.withFiberRuntime((fiber) => {
@@ -150,8 +154,7 @@ export class Alarms {
           due = this.queue[0]
         }
         if (due === undefined) {
-          this.sleeper = undefined
-          this.wakeAt = Number.POSITIVE_INFINITY
+          this.noSleeper()
           return Effect.void
         }
         this.wakeAt = Math.min(due.at, now + this.longestSleep)

@@ -12,6 +12,7 @@ import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Tracer from "effect/Tracer"
 
@@ -66,6 +67,8 @@ const noEnter: Effect.Effect<Effect.Effect<void>> = Effect.succeed(Effect.void)
 /** Effect's built-in tracer, the one in place when no tracer is installed: its spans reach no one. */
 const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
+const untraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => fiber.currentTracer === builtInTracer
+
 /**
  * {@link spanned} when a tracer is installed; with Effect's built-in tracer, whose spans nobody records, the
  * effect itself (a warm send made three spans nobody could see: docs/BENCHMARKS.md). For the steps whose
@@ -78,9 +81,7 @@ export const traced = <A, E, R>(
   name: string,
   attributes?: () => Record<string, unknown>
 ): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) =>
-    fiber.currentTracer === builtInTracer ? effect : spanned(effect, name, { attributes: attributes?.() })
-  )
+  Effect.withFiberRuntime((fiber) => untraced(fiber) ? effect : spanned(effect, name, { attributes: attributes?.() }))
 
 /**
  * Annotates the current span, a {@link traced} one, when a tracer is installed (without one, the current
@@ -89,6 +90,4 @@ export const traced = <A, E, R>(
  * @internal
  */
 export const annotateTraced = (attributes: () => Record<string, unknown>): Effect.Effect<void> =>
-  Effect.withFiberRuntime((fiber) =>
-    fiber.currentTracer === builtInTracer ? Effect.void : Effect.annotateCurrentSpan(attributes())
-  )
+  Effect.withFiberRuntime((fiber) => untraced(fiber) ? Effect.void : Effect.annotateCurrentSpan(attributes()))
