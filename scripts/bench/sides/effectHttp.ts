@@ -11,14 +11,18 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import { randomUUID } from "node:crypto"
+import type { SideOptions } from "./index.js"
 import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl, type Side, type Target } from "./side.js"
 
 export const makeEffectHttp = async (
   target: Target,
   tracer: boolean,
-  transport: "platform" | "lean" = "platform"
+  transport: "platform" | "lean" = "platform",
+  options: SideOptions = {}
 ): Promise<Side> => {
-  const http = transport === "lean" ? A2ANode.layerHttpClient() : NodeHttpClient.layerUndici
+  const http = transport === "lean"
+    ? A2ANode.layerHttpClient({ maxConnectionsPerOrigin: options.maxConnectionsPerOrigin })
+    : NodeHttpClient.layerUndici
   const layer = tracer ? http : Layer.merge(http, Layer.setTracerEnabled(false))
   const runtime = ManagedRuntime.make(layer)
   const client = await runtime.runPromise(HttpClient.HttpClient)

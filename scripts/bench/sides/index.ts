@@ -36,7 +36,7 @@ export const makeSide = async (name: SideName, target: Target, options: SideOpti
     case "effect-http-notracer":
       return (await import("./effectHttp.js")).makeEffectHttp(target, false)
     case "lean-http":
-      return (await import("./effectHttp.js")).makeEffectHttp(target, true, "lean")
+      return (await import("./effectHttp.js")).makeEffectHttp(target, true, "lean", options)
     case "ours-from":
       return (await import("./oursFrom.js")).makeOursFrom(target)
     default:

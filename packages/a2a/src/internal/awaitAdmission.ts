@@ -8,10 +8,9 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import { AgentRuntimeUnavailableError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { type CallContext, enterStep, type SessionWait, spanAttributes } from "./callContext.js"
+import { type CallContext, enterStep, noteWaiting, type SessionWait, spanAttributes } from "./callContext.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
 
 /**
@@ -40,7 +39,7 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission", { captureStackTrac
         case "Transient": {
           const now = yield* Clock.currentTimeMillis
           const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
-          yield* Ref.set(call.waitingFor, Option.some(decision))
+          yield* noteWaiting(call, decision)
           if (!(yield* recordWait(wait))) return Option.none<RuntimeAccess.Admitted>()
           // Stryker disable next-line StringLiteral: the resolution has no deadline of its own, so nothing reads its step while it sleeps
           yield* enterStep(call, "await-runtime")

@@ -4,16 +4,24 @@
  * a call is stamped with the call's own ids.
  */
 import * as Cause from "effect/Cause"
+import type * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import { type A2AError, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import { makeAlarm } from "./alarms.js"
-import { type Call, type PhaseDeadline, remainingMillis } from "./callContext.js"
+import {
+  type Call,
+  type CallContext,
+  type CallOptions,
+  type ClientEnv,
+  closeCall,
+  openCall,
+  type PhaseDeadline
+} from "./callContext.js"
 
 /**
  * `AgentRuntimeNotReadyError` for a call still waiting for a transient runtime (nothing sent).
@@ -31,9 +39,37 @@ export const notReadyError = (call: Call, transient: RuntimeAccess.Transient, re
   })
 
 /**
- * The timeout error for the current state of the call: still waiting for a transient runtime (nothing
- * sent), in its session's resolution → `AgentRuntimeNotReadyError`, otherwise `A2ATimeoutError`
- * naming the step.
+ * The timeout error for the current state of the call at clock millis `now`: still waiting for a transient
+ * runtime (nothing sent), in its session's resolution → `AgentRuntimeNotReadyError`, otherwise
+ * `A2ATimeoutError` naming the step.
+ */
+const timeoutErrorAt = (
+  call: Call,
+  limit: A2ATimeoutError["limit"],
+  seconds: number,
+  now: number
+): A2ATimeoutError | AgentRuntimeNotReadyError => {
+  const { step, sent, waitingFor } = call
+  const waiting = step === "resolve-runtime-access" ||
+    // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: a call never sleeps into its deadline (each retry is checked to fit first), so no timeout lands in the await-runtime sleep
+    step === "await-runtime"
+  if (!sent && Option.isSome(waitingFor) && waiting) {
+    return notReadyError(call, waitingFor.value, call.deadlineMillis - now)
+  }
+  return new A2ATimeoutError({
+    agentSessionUid: call.agentSessionUid,
+    messageId: call.messageId,
+    step,
+    limit,
+    seconds,
+    messageMayHaveBeenSent: sent,
+    taskId: call.taskId,
+    lastTask: Option.getOrUndefined(call.lastTask)
+  })
+}
+
+/**
+ * {@link timeoutErrorAt} now, as a failure.
  *
  * @internal
  */
@@ -42,28 +78,7 @@ export const timeoutError = (
   limit: A2ATimeoutError["limit"],
   seconds: number
 ): Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> =>
-  Effect.gen(function*() {
-    const step = yield* Ref.get(call.step)
-    const sent = yield* Ref.get(call.sent)
-    const waitingFor = yield* Ref.get(call.waitingFor)
-    const lastTask = yield* Ref.get(call.lastTask)
-    const waiting = step === "resolve-runtime-access" ||
-      // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: a call never sleeps into its deadline (each retry is checked to fit first), so no timeout lands in the await-runtime sleep
-      step === "await-runtime"
-    if (!sent && Option.isSome(waitingFor) && waiting) {
-      return yield* notReadyError(call, waitingFor.value, yield* remainingMillis(call))
-    }
-    return yield* new A2ATimeoutError({
-      agentSessionUid: call.agentSessionUid,
-      messageId: call.messageId,
-      step,
-      limit,
-      seconds,
-      messageMayHaveBeenSent: sent,
-      taskId: call.taskId,
-      lastTask: Option.getOrUndefined(lastTask)
-    })
-  })
+  Effect.clockWith((clock) => Effect.fail(timeoutErrorAt(call, limit, seconds, clock.unsafeCurrentTimeMillis())))
 
 /**
  * The call's own ids (and its own `messageMayHaveBeenSent`, Task id and last Task) on an error. An error
@@ -72,21 +87,21 @@ export const timeoutError = (
  *
  * @internal
  */
-export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E> => {
+export const stamp = <E extends A2AError>(call: Call, error: E): E => {
   // Stryker disable next-line ConditionalExpression,StringLiteral: equivalent: input errors are raised before the budget starts, so none reaches the stamp
-  if (error._tag === "A2AInputError") return Effect.succeed(error)
-  return Effect.gen(function*() {
-    const own: Record<string, unknown> = { agentSessionUid: call.agentSessionUid, messageId: call.messageId }
-    if ("messageMayHaveBeenSent" in error) own.messageMayHaveBeenSent = yield* Ref.get(call.sent)
-    // Stryker disable next-line ConditionalExpression: equivalent: only A2ATimeoutError declares lastTask, the Task errors' taskId is the call's own, and a Schema constructor drops undeclared fields
-    if (error._tag === "A2ATimeoutError") {
-      own.taskId = call.taskId
-      own.lastTask = Option.getOrUndefined(yield* Ref.get(call.lastTask))
-    }
-    if (Object.entries(own).every(([field, value]) => Reflect.get(error, field) === value)) return error
-    return Reflect.construct(error.constructor, [{ ...error, ...own }]) as E
-  })
+  if (error._tag === "A2AInputError") return error
+  const own: Record<string, unknown> = { agentSessionUid: call.agentSessionUid, messageId: call.messageId }
+  if ("messageMayHaveBeenSent" in error) own.messageMayHaveBeenSent = call.sent
+  // Stryker disable next-line ConditionalExpression: equivalent: only A2ATimeoutError declares lastTask, the Task errors' taskId is the call's own, and a Schema constructor drops undeclared fields
+  if (error._tag === "A2ATimeoutError") {
+    own.taskId = call.taskId
+    own.lastTask = Option.getOrUndefined(call.lastTask)
+  }
+  if (Object.entries(own).every(([field, value]) => Reflect.get(error, field) === value)) return error
+  return Reflect.construct(error.constructor, [{ ...error, ...own }]) as E
 }
+
+type Timeout = A2ATimeoutError | AgentRuntimeNotReadyError
 
 /**
  * Runs `effect` in a fiber of its own under an alarm (the client's {@link Alarms}, no sleeping fiber per
@@ -94,57 +109,64 @@ export const stamp = <E extends A2AError>(call: Call, error: E): Effect.Effect<E
  * PhaseDeadline}; one that runs out together with the total is reported as the total) and, `withTotal`, of
  * the total budget. The alarm never rings later than `read` after it was set: an exchange sets a phase
  * deadline at least `read` ahead of the moment it sets it, so the alarm always rings in time to see it.
- * Interrupting the caller interrupts the effect and waits for it.
+ * Interrupting the caller interrupts the effect and waits for it. `end` sees how it ended (and may
+ * rewrite the result). Made inside the caller's uninterruptible region (`restore` is its way out), so a
+ * call that opens state there needs no region of its own (each one a few frames per call in flight).
  */
-const bounded = <A, E, R>(
+const boundedIn = <A, E, R>(
+  restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+  clock: Clock.Clock,
   call: Call,
   phase: PhaseDeadline,
   withTotal: boolean,
-  effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  Effect.clockWith((clock) =>
-    Effect.uninterruptibleMask((restore) =>
-      Effect.flatMap(Effect.fork(restore(effect)), (body) => {
-        const { connect, read, totalSeconds } = call.budget
-        const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
-        const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
-        const alarms = call.alarms.of(clock)
-        const nextCheck = (now: number) => Math.min(totalAt, phase.at, now + readMillis)
-        let expired: Effect.Effect<never, A2ATimeoutError | AgentRuntimeNotReadyError> | undefined
-        const expiry = (now: number): typeof expired => {
-          if (now >= totalAt) return timeoutError(call, "total", totalSeconds)
-          // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
-          if (now >= phase.at && read !== undefined) {
-            if (now >= call.deadlineMillis) return timeoutError(call, "total", totalSeconds)
-            if (phase.limit === "read") return timeoutError(call, "read", Duration.toSeconds(read))
-            // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
-            const head = connect === undefined ? read : Duration.sum(connect, read)
-            return timeoutError(call, phase.limit, Duration.toSeconds(head))
-          }
-          return undefined
-        }
-        const alarm = makeAlarm((now) => {
-          expired = expiry(now)
-          if (expired === undefined) alarms.place(alarm, nextCheck(now))
-          else body.unsafeInterruptAsFork(body.id())
-        })
-        return Effect.zipRight(
-          alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
-          Effect.matchCauseEffect(restore(Fiber.await(body)), {
-            onFailure: (cause) => {
-              alarms.clear(alarm)
-              return Effect.zipRight(Fiber.interrupt(body), Effect.failCause(cause))
-            },
-            onSuccess: (exit): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError> => {
-              alarms.clear(alarm)
-              if (expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)) return expired
-              return exit
-            }
-          })
+  effect: Effect.Effect<A, E, R>,
+  end: (exit: Exit.Exit<A, E | Timeout>) => Exit.Exit<A, E | Timeout>
+): Effect.Effect<A, E | Timeout, R> =>
+  Effect.flatMap(Effect.fork(restore(effect)), (body) => {
+    const { connect, read, totalSeconds } = call.budget
+    const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
+    const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
+    const alarms = call.alarms.of(clock)
+    const nextCheck = (now: number) => Math.min(totalAt, phase.at, now + readMillis)
+    let expired: Timeout | undefined
+    const expiry = (now: number): Timeout | undefined => {
+      if (now >= totalAt) return timeoutErrorAt(call, "total", totalSeconds, now)
+      // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
+      if (now >= phase.at && read !== undefined) {
+        if (now >= call.deadlineMillis) return timeoutErrorAt(call, "total", totalSeconds, now)
+        if (phase.limit === "read") return timeoutErrorAt(call, "read", Duration.toSeconds(read), now)
+        // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
+        const head = connect === undefined ? read : Duration.sum(connect, read)
+        return timeoutErrorAt(call, phase.limit, Duration.toSeconds(head), now)
+      }
+      return undefined
+    }
+    const alarm = makeAlarm((now) => {
+      expired = expiry(now)
+      if (expired === undefined) alarms.place(alarm, nextCheck(now))
+      else body.unsafeInterruptAsFork(body.id())
+    })
+    return Effect.zipRight(
+      alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
+      Effect.matchCauseEffect(restore(Fiber.await(body)), {
+      onFailure: (cause) => {
+        alarms.clear(alarm)
+        end(Exit.failCause(cause))
+        return Effect.zipRight(Fiber.interrupt(body), Effect.failCause(cause))
+      },
+      onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
+        alarms.clear(alarm)
+        return end(
+          expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+            ? Exit.fail(expired)
+            : exit
         )
-      })
+      }
+    })
     )
-  )
+  })
+
+const asItEnded = <A, E>(exit: Exit.Exit<A, E>): Exit.Exit<A, E> => exit
 
 /**
  * An exchange that runs for several calls (a shared resolution) under its own phase limits, so that a
@@ -156,7 +178,14 @@ export const withinPhaseLimits = <A, E, R>(
   call: Call,
   phase: PhaseDeadline,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> => bounded(call, phase, false, effect)
+): Effect.Effect<A, E | Timeout, R> =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) => boundedIn(restore, clock, call, phase, false, effect, asItEnded))
+  )
+
+/** The call's own ids on every error of the call (see {@link stamp}). */
+const stamped = <A, E extends A2AError>(call: Call, exit: Exit.Exit<A, E | Timeout>): Exit.Exit<A, E | Timeout> =>
+  Exit.mapError(exit, (error) => stamp(call, error))
 
 /**
  * The one deadline around a whole call (discovery, resolution, the transient wait, the request and the
@@ -168,5 +197,30 @@ export const withinPhaseLimits = <A, E, R>(
 export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | A2ATimeoutError | AgentRuntimeNotReadyError, R> =>
-  Effect.catchAll(bounded(call, call.phase, true, effect), (error) => Effect.flip(stamp(call, error)))
+): Effect.Effect<A, E | Timeout, R> =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) =>
+      boundedIn(restore, clock, call, call.phase, true, effect, (exit) => stamped(call, exit))
+    )
+  )
+
+/**
+ * A new call of the client, {@link withinBudget}: the call holds its session's shared state from its start
+ * to its end, opened and released in the budget's own region.
+ *
+ * @internal
+ */
+export const withinCallBudget = <A, E extends A2AError, R>(
+  env: ClientEnv,
+  options: CallOptions,
+  use: (call: CallContext) => Effect.Effect<A, E, R>
+): Effect.Effect<A, E | Timeout, R> =>
+  Effect.clockWith((clock) =>
+    Effect.uninterruptibleMask((restore) => {
+      const call = openCall(env, options, clock.unsafeCurrentTimeMillis())
+      return boundedIn(restore, clock, call, call.phase, true, use(call), (exit) => {
+        closeCall(env, call)
+        return stamped(call, exit)
+      })
+    })
+  )

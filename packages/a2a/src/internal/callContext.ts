@@ -11,7 +11,6 @@ import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
 import type { A2AInputError, A2AStep } from "../A2AError.js"
 import type * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
@@ -167,13 +166,15 @@ export interface Call {
   readonly taskId: string | undefined
   readonly budget: Timeout.Budget
   readonly deadlineMillis: number
-  readonly step: Ref.Ref<A2AStep>
-  readonly sent: Ref.Ref<boolean>
-  /** The last transient answer while waiting for the runtime, cleared once admitted. */
-  readonly waitingFor: Ref.Ref<Option.Option<RuntimeAccess.Transient>>
+  /** The step under way (mutable, like the three fields below: set only in synchronous blocks). */
+  step: A2AStep
+  /** Whether the message may have been sent. */
+  sent: boolean
+  /** The last transient answer while waiting for the runtime. */
+  waitingFor: Option.Option<RuntimeAccess.Transient>
   /** What the calls to this session in flight share. */
   readonly session: SessionState
-  readonly lastTask: Ref.Ref<Option.Option<A2AProtocol.Task>>
+  lastTask: Option.Option<A2AProtocol.Task>
   readonly phase: PhaseDeadline
   /** Where the call's deadline is kept: its client's alarms. */
   readonly alarms: AlarmsByClock
@@ -189,7 +190,8 @@ export interface CallContext extends Call, ClientEnv {
   readonly key: string
 }
 
-interface CallOptions {
+/** @internal */
+export interface CallOptions {
   readonly agentSessionUid: string
   readonly messageId?: string | undefined
   readonly taskId?: string | undefined
@@ -219,70 +221,57 @@ const callAt = (
   taskId: options.taskId,
   budget: options.budget,
   deadlineMillis: now + Duration.toMillis(options.budget.total),
-  step: Ref.unsafeMake(options.step),
-  sent: Ref.unsafeMake(false),
-  waitingFor: Ref.unsafeMake(Option.none<RuntimeAccess.Transient>()),
+  step: options.step,
+  sent: false,
+  waitingFor: Option.none(),
   // Stryker disable next-line LogicalOperator: only internal tests make a call without a session, and none reads it
   session: session ?? makeSessionState(),
-  lastTask: Ref.unsafeMake(Option.none<A2AProtocol.Task>()),
+  lastTask: Option.none(),
   phase: new PhaseDeadline(),
   alarms
 })
 
 /**
- * Runs `use` with a new call's context; the call holds its session's shared state from here to its end.
+ * A new call of the client at clock millis `now`: it holds its session's shared state until {@link closeCall}
+ * (both within one uninterruptible region: `withinCallBudget`).
  *
  * @internal
  */
-export const withCallContext = <A, E, R>(
-  env: ClientEnv,
-  options: CallOptions,
-  use: (ctx: CallContext) => Effect.Effect<A, E, R>
-): Effect.Effect<A, E, R> =>
-  Effect.clockWith((clock) =>
-    Effect.uninterruptibleMask((restore) => {
-      const session = env.sessions.acquire(options.agentSessionUid)
-      const call = callAt(clock.unsafeCurrentTimeMillis(), options, session, env.alarms)
-      // Field by field rather than by spreading: one object shape for every call, built without a spread's
-      // property-by-property copy (measured on the per-send path).
-      const ctx: CallContext = {
-        client: env.client,
-        backend: env.backend,
-        cache: env.cache,
-        ready: env.ready,
-        cacheKey: env.cacheKey,
-        maxResponseBytes: env.maxResponseBytes,
-        sessions: env.sessions,
-        resolutions: env.resolutions,
-        alarms: env.alarms,
-        agentSessionUid: call.agentSessionUid,
-        messageId: call.messageId,
-        taskId: call.taskId,
-        budget: call.budget,
-        deadlineMillis: call.deadlineMillis,
-        step: call.step,
-        sent: call.sent,
-        waitingFor: call.waitingFor,
-        session,
-        lastTask: call.lastTask,
-        phase: call.phase,
-        key: env.cacheKey(options.agentSessionUid)
-      }
-      // One region for the whole call (`Effect.ensuring` would open a second one inside this).
-      const release = Effect.sync(() => env.sessions.release(options.agentSessionUid, session))
-      return Effect.matchCauseEffect(restore(use(ctx)), {
-        onFailure: (cause) => Effect.zipRight(release, Effect.failCause(cause)),
-        onSuccess: (value) => Effect.as(release, value)
-      })
-    })
-  )
+export const openCall = (env: ClientEnv, options: CallOptions, now: number): CallContext =>
+  Object.assign(callAt(now, options, env.sessions.acquire(options.agentSessionUid), env.alarms), {
+    client: env.client,
+    backend: env.backend,
+    cache: env.cache,
+    ready: env.ready,
+    cacheKey: env.cacheKey,
+    maxResponseBytes: env.maxResponseBytes,
+    sessions: env.sessions,
+    resolutions: env.resolutions,
+    key: env.cacheKey(options.agentSessionUid)
+  })
+
+/** @internal */
+export const closeCall = (env: ClientEnv, call: CallContext): void => env.sessions.release(call.agentSessionUid, call.session)
 
 /** @internal */
 export const remainingMillis = (call: Call): Effect.Effect<number> =>
   Effect.map(Clock.currentTimeMillis, (now) => call.deadlineMillis - now)
 
 /** @internal */
-export const enterStep = (call: Call, step: A2AStep): Effect.Effect<void> => Ref.set(call.step, step)
+export const enterStep = (call: Call, step: A2AStep): Effect.Effect<void> =>
+  Effect.sync(() => {
+    call.step = step
+  })
+
+/**
+ * Records the transient answer the call waits for.
+ *
+ * @internal
+ */
+export const noteWaiting = (call: Call, transient: RuntimeAccess.Transient): Effect.Effect<void> =>
+  Effect.sync(() => {
+    call.waitingFor = Option.some(transient)
+  })
 
 /** @internal */
 export const spanAttributes = (call: Call, attempt?: number): Record<string, string | number> => ({

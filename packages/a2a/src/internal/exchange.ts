@@ -18,12 +18,11 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import * as Ref from "effect/Ref"
 import * as Tracer from "effect/Tracer"
 import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
-import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
+import { type Call, enterStep, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
@@ -102,23 +101,25 @@ const transportError = (
   error: HttpClientError.HttpClientError,
   sentBefore: boolean
 ): Effect.Effect<never, ExchangeError> =>
-  Effect.gen(function*() {
-    if (neverLeft(error)) yield* Ref.set(call.sent, sentBefore)
+  Effect.suspend((): Effect.Effect<never, ExchangeError> => {
+    if (neverLeft(error)) call.sent = sentBefore
     const code = errorCode(error.cause)
     if (code === "UND_ERR_CONNECT_TIMEOUT" && call.budget.connect !== undefined) {
-      return yield* timeoutError(call, "connect", Duration.toSeconds(call.budget.connect))
+      return timeoutError(call, "connect", Duration.toSeconds(call.budget.connect))
     }
-    return yield* new A2ATransportError({
-      agentSessionUid: call.agentSessionUid,
-      messageId: call.messageId,
-      method: request.method,
-      url: request.url,
-      step,
-      messageMayHaveBeenSent: yield* Ref.get(call.sent),
-      cause: code === undefined ? error.reason : `${error.reason} ${code}`,
-      ...(code === undefined ? {} : { code }),
-      ...(error.cause instanceof ProxyRefused ? { proxy: error.cause.proxy, proxyStatus: error.cause.status } : {})
-    })
+    return Effect.fail(
+      new A2ATransportError({
+        agentSessionUid: call.agentSessionUid,
+        messageId: call.messageId,
+        method: request.method,
+        url: request.url,
+        step,
+        messageMayHaveBeenSent: call.sent,
+        cause: code === undefined ? error.reason : `${error.reason} ${code}`,
+        ...(code === undefined ? {} : { code }),
+        ...(error.cause instanceof ProxyRefused ? { proxy: error.cause.proxy, proxyStatus: error.cause.status } : {})
+      })
+    )
   })
 
 /**
@@ -148,10 +149,9 @@ export const exchange = (
     readonly shared?: boolean | undefined
   }
 ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
-  Effect.flatMap(
-    options.carriesMessage === true ? Ref.getAndSet(call.sent, true) : Ref.get(call.sent),
-    (sentBefore) =>
-      Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((fiber) => {
+  Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((fiber) => {
+        const sentBefore = call.sent
+        if (options.carriesMessage === true) call.sent = true
         const { connect, read } = call.budget
         const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
         const readStep: A2AStep = step === "send-message" ? "read-response" : step
@@ -175,14 +175,14 @@ export const exchange = (
         if (timed) {
           deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
         }
-        const execute = Effect.catchAll(
-          Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((inside) =>
-            client.execute(traced(inside, request))
-          ),
-          (error) => transportError(call, step, request, error, sentBefore)
-        )
+        const execute = Effect.withFiberRuntime<
+          HttpClientResponse.HttpClientResponse,
+          HttpClientError.HttpClientError
+        >((inside) => client.execute(traced(inside, request)))
         // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
-        const exchangeAll = Effect.flatMap(execute, (response) => {
+        const exchangeAll = Effect.matchEffect(execute, {
+          onFailure: (error) => transportError(call, step, request, error, sentBefore),
+          onSuccess: (response) => {
           headArrived = true
           if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
           const status = response.status
@@ -210,10 +210,11 @@ export const exchange = (
           return Effect.zipRight(
             Effect.zipRight(
               Effect.annotateCurrentSpan("http.response.status_code", status),
-              step === "send-message" ? Ref.set(call.step, "read-response") : Effect.void
+              step === "send-message" ? enterStep(call, "read-response") : Effect.void
             ),
             read
           )
+        }
         })
         // The platform's own client span would end holding the raw request and response (headers with the
         // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
@@ -241,7 +242,6 @@ export const exchange = (
           enter
         )
       })
-  )
 
 const disabled = () => true
 

@@ -7,9 +7,9 @@ import type * as A2AError from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
-import { withinBudget } from "./budget.js"
+import { withinCallBudget } from "./budget.js"
 import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
-import { type ClientEnv, withCallContext } from "./callContext.js"
+import type { ClientEnv } from "./callContext.js"
 import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
@@ -31,25 +31,21 @@ export const sendMessage = (
     yield* annotateTraced(() => ({ "a2a.session_uid": uid, "a2a.message_id": body.messageId }))
     yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
     const isTask = body.responseKind === "task"
-    return yield* withCallContext(env, {
+    return yield* withinCallBudget(env, {
       agentSessionUid: uid,
       messageId: body.messageId,
       taskId: body.taskId,
       budget,
       // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
       step: isTask ? "discover-agent" : "resolve-runtime-access"
-    }, (ctx) =>
-      withinBudget(
-        ctx,
-        Effect.gen(function*() {
-          if (isTask) yield* ensureTaskSupport(ctx, input.agentProfile)
-          // 5. one refresh on a runtime 401/403, around:
-          return yield* refreshOnce(ctx, {
-            // 2–3. a cached access, else the session's one resolution (and wait while transient)
-            obtainAccess: (fresh) => obtainAccess(ctx, fresh),
-            // 4. the bytes to the runtime
-            send: (access, attempt) => sendToRuntime(ctx, access, body, attempt)
-          })
-        })
-      ))
+    }, (ctx) => {
+      // 5. one refresh on a runtime 401/403, around:
+      const exchange = refreshOnce(ctx, {
+        // 2–3. a cached access, else the session's one resolution (and wait while transient)
+        obtainAccess: (fresh) => obtainAccess(ctx, fresh),
+        // 4. the bytes to the runtime
+        send: (access, attempt) => sendToRuntime(ctx, access, body, attempt)
+      })
+      return isTask ? Effect.zipRight(ensureTaskSupport(ctx, input.agentProfile), exchange) : exchange
+    })
   }).pipe((send) => traced(send, "a2a.sendA2AMessage"))

@@ -62,12 +62,9 @@ const replace = (
 export const refreshOnce = <A, E>(
   ctx: CallContext,
   { obtainAccess, send }: Attempts<A, E>
-): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> =>
-  Effect.gen(function*() {
-    const cached = yield* obtainAccess(false)
-    // A token another call saw rejected since this call obtained it is not sent again.
-    const first = wasRejected(ctx.session, cached) ? yield* replace(ctx, obtainAccess, cached) : cached
-    return yield* send(first, 1).pipe(
+): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> => {
+  const attempt = (first: Access) =>
+    send(first, 1).pipe(
       Effect.catchIf(isRejected, () =>
         Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
           send(fresh, 2).pipe(
@@ -80,4 +77,7 @@ export const refreshOnce = <A, E>(
               ))
           )))
     )
-  })
+  return Effect.flatMap(obtainAccess(false), (cached) =>
+    // A token another call saw rejected since this call obtained it is not sent again.
+    wasRejected(ctx.session, cached) ? Effect.flatMap(replace(ctx, obtainAccess, cached), attempt) : attempt(cached))
+}

@@ -9,7 +9,7 @@ import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
 import type { RequestBody } from "./buildRequestBody.js"
-import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
+import { type CallContext, spanAttributes } from "./callContext.js"
 import { exchange, joinUrl } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
 import { traced } from "./spanned.js"
@@ -69,14 +69,14 @@ export const sendToRuntime = (
   body: RequestBody,
   attempt: number
 ) =>
-  Effect.gen(function*() {
+  Effect.suspend(() => {
     // Stryker disable next-line StringLiteral: equivalent for "POST" only (compared with "GET"); the path's mutant is killed by rules.wire
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
-    yield* enterStep(call, "send-message")
-    const answer = yield* runtimeExchange(call, "send-message", request, true)
-    return yield* checkRuntimeAnswer(
-      answer,
-      (answer) => messageError(answer),
-      (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
-    )
+    call.step = "send-message"
+    return Effect.flatMap(runtimeExchange(call, "send-message", request, true), (answer) =>
+      checkRuntimeAnswer(
+        answer,
+        (answer) => messageError(answer),
+        (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
+      ))
   }).pipe((send) => traced(send, "a2a.sendToRuntime", () => spanAttributes(call, attempt)))

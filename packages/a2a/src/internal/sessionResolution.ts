@@ -14,8 +14,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import * as Ref from "effect/Ref"
-import type { A2AStep } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
@@ -24,6 +22,7 @@ import {
   type Call,
   type CallContext,
   enterStep,
+  noteWaiting,
   PhaseDeadline,
   type Resolution,
   type SessionState,
@@ -49,11 +48,11 @@ const resolutionCall = (starter: CallContext): CallContext => ({
   ...starter,
   deadlineMillis: Number.POSITIVE_INFINITY,
   // Stryker disable next-line StringLiteral: resolveRuntimeAccess enters this step before anything reads it
-  step: Ref.unsafeMake<A2AStep>("resolve-runtime-access"),
+  step: "resolve-runtime-access",
   // Stryker disable next-line BooleanLiteral: backend exchanges never send the message; each call reports its own `sent` (stamp)
-  sent: Ref.unsafeMake(false),
-  waitingFor: Ref.unsafeMake(Option.none()),
-  lastTask: Ref.unsafeMake(Option.none()),
+  sent: false,
+  waitingFor: Option.none(),
+  lastTask: Option.none(),
   phase: new PhaseDeadline()
 })
 
@@ -94,7 +93,7 @@ export const recordWait = (
         outlived,
         ({ call, done }) =>
           Effect.zipRight(
-            Ref.set(call.waitingFor, Option.some(transient)),
+            noteWaiting(call, transient),
             Deferred.fail(done, notReadyError(call, transient, call.deadlineMillis - now))
           ),
         // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
@@ -106,7 +105,7 @@ export const recordWait = (
           ({ call, progress }) =>
             Effect.all(
               [
-                Ref.set(call.waitingFor, Option.some(transient)),
+                noteWaiting(call, transient),
                 enterStep(call, "await-runtime"),
                 Option.isNone(progress) ? Effect.void : progress.value.report({
                   _tag: "RuntimeAccessProgress",
@@ -209,7 +208,7 @@ export const awaitResolution = (
             if (known !== undefined && outlives(known, ctx)) {
               const now = clock.unsafeCurrentTimeMillis()
               return Effect.zipRight(
-                Ref.set(ctx.waitingFor, Option.some(known.transient)),
+                noteWaiting(ctx, known.transient),
                 Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
               )
             }
@@ -229,7 +228,7 @@ export const awaitResolution = (
                 }
               )
             }
-            const joinedWait = known === undefined ? Effect.void : Ref.set(ctx.waitingFor, Option.some(known.transient))
+            const joinedWait = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
             return start.pipe(
               Effect.zipRight(joinedWait),
               Effect.zipRight(restore(Deferred.await(waiter.done))),

@@ -5,21 +5,19 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import type { TaskCallOptions } from "../A2AClient.js"
 import type { A2AStep, TaskError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
-import { timeoutError, withinBudget } from "./budget.js"
+import { timeoutError, withinCallBudget } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
 import {
   type CallContext,
   type ClientEnv,
   enterStep,
   remainingMillis,
-  spanAttributes,
-  withCallContext
+  spanAttributes
 } from "./callContext.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { obtainAccess } from "./obtainAccess.js"
@@ -43,7 +41,7 @@ const taskCall = <A, E extends TaskError>(
     const uid = yield* validateSessionUid(agentSessionUid)
     const id = yield* validateTaskId(taskId)
     const budget = yield* Timeout.toBudget(options?.timeout)
-    return yield* withCallContext(
+    return yield* withinCallBudget(
       env,
       {
         agentSessionUid: uid,
@@ -52,7 +50,7 @@ const taskCall = <A, E extends TaskError>(
         // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
         step: "resolve-runtime-access"
       },
-      (call) => withinBudget(call, run(call, id))
+      (call) => run(call, id)
     )
   })
 
@@ -74,7 +72,7 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
           (answer) => taskError(taskId, answer),
           (answer) => decodeTaskAnswer(call, answer)
         )
-        yield* Ref.set(call.lastTask, Option.some(task))
+        call.lastTask = Option.some(task)
         return task
       }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask"))
   })
