@@ -149,20 +149,20 @@ const boundedIn = <A, E, R>(
     return Effect.zipRight(
       alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
       Effect.matchCauseEffect(restore(Fiber.await(body)), {
-      onFailure: (cause) => {
-        alarms.clear(alarm)
-        end(Exit.failCause(cause))
-        return Effect.zipRight(Fiber.interrupt(body), Effect.failCause(cause))
-      },
-      onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
-        alarms.clear(alarm)
-        return end(
-          expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-            ? Exit.fail(expired)
-            : exit
-        )
-      }
-    })
+        onFailure: (cause) => {
+          alarms.clear(alarm)
+          end(Exit.failCause(cause))
+          return Effect.zipRight(Fiber.interrupt(body), Effect.failCause(cause))
+        },
+        onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
+          alarms.clear(alarm)
+          return end(
+            expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+              ? Exit.fail(expired)
+              : exit
+          )
+        }
+      })
     )
   })
 

@@ -251,7 +251,8 @@ export const openCall = (env: ClientEnv, options: CallOptions, now: number): Cal
   })
 
 /** @internal */
-export const closeCall = (env: ClientEnv, call: CallContext): void => env.sessions.release(call.agentSessionUid, call.session)
+export const closeCall = (env: ClientEnv, call: CallContext): void =>
+  env.sessions.release(call.agentSessionUid, call.session)
 
 /** @internal */
 export const remainingMillis = (call: Call): Effect.Effect<number> =>

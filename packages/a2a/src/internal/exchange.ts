@@ -150,98 +150,98 @@ export const exchange = (
   }
 ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
   Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((fiber) => {
-        const sentBefore = call.sent
-        if (options.carriesMessage === true) call.sent = true
-        const { connect, read } = call.budget
-        const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-        const readStep: A2AStep = step === "send-message" ? "read-response" : step
-        const limit = options.maxResponseBytes
-        // With a `[connect, read]` budget the call's watchdog enforces this exchange's phase deadline: the head
-        // within read of connecting (within connect + read while the client has not said it connected), then
-        // at most read between two chunks.
-        // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
-        const timed = connect !== undefined && read !== undefined
-        const readMillis = timed ? Duration.toMillis(read) : 0
-        const deadline = options.shared === true ? new PhaseDeadline() : call.phase
-        let headArrived = false
-        const progress = Effect.sync(() => deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read"))
-        // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
-        const phase: ConnectPhase = {
-          limit: Option.fromNullable(connect),
-          onConnected: () => {
-            if (timed && !headArrived) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
-          }
-        }
-        if (timed) {
-          deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
-        }
-        const execute = Effect.withFiberRuntime<
-          HttpClientResponse.HttpClientResponse,
-          HttpClientError.HttpClientError
-        >((inside) => client.execute(traced(inside, request)))
-        // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
-        const exchangeAll = Effect.matchEffect(execute, {
-          onFailure: (error) => transportError(call, step, request, error, sentBefore),
-          onSuccess: (response) => {
-          headArrived = true
-          if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
-          const status = response.status
-          const tooLarge = (declared: number | undefined) =>
-            new ResponseTooLarge({ url: request.url, status, limit, declared })
-          const declared = Number(response.headers["content-length"])
-          if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(declared))
-          const chunks: Array<Uint8Array> = []
-          let size = 0
-          const read = forEachChunk(response, (bytes) => {
-            size += bytes.byteLength
-            if (size > limit) return Effect.fail(tooLarge(undefined))
-            chunks.push(bytes)
-            return timed ? progress : Effect.void
-          }).pipe(
-            Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore)),
-            Effect.map((): HttpAnswer => ({
-              method: request.method,
-              url: request.url,
-              status,
-              headers: response.headers,
-              body: concat(chunks, size)
-            }))
-          )
-          return Effect.zipRight(
-            Effect.zipRight(
-              Effect.annotateCurrentSpan("http.response.status_code", status),
-              step === "send-message" ? enterStep(call, "read-response") : Effect.void
-            ),
-            read
-          )
-        }
-        })
-        // The platform's own client span would end holding the raw request and response (headers with the
-        // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
-        const enter = Effect.zipWith(
-          FiberRef.getAndSet(HttpClient.currentTracerDisabledWhen, disabled),
-          FiberRef.getAndSet(currentConnectPhase, phase),
-          (tracerDisabledWhen, connectPhase) =>
-            Effect.zipRight(
-              FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
-              FiberRef.set(currentConnectPhase, connectPhase)
-            ).pipe(Effect.zipLeft(Effect.sync(() => deadline.clear())))
+    const sentBefore = call.sent
+    if (options.carriesMessage === true) call.sent = true
+    const { connect, read } = call.budget
+    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+    const readStep: A2AStep = step === "send-message" ? "read-response" : step
+    const limit = options.maxResponseBytes
+    // With a `[connect, read]` budget the call's watchdog enforces this exchange's phase deadline: the head
+    // within read of connecting (within connect + read while the client has not said it connected), then
+    // at most read between two chunks.
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
+    const timed = connect !== undefined && read !== undefined
+    const readMillis = timed ? Duration.toMillis(read) : 0
+    const deadline = options.shared === true ? new PhaseDeadline() : call.phase
+    let headArrived = false
+    const progress = Effect.sync(() => deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read"))
+    // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
+    const phase: ConnectPhase = {
+      limit: Option.fromNullable(connect),
+      onConnected: () => {
+        if (timed && !headArrived) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+      }
+    }
+    if (timed) {
+      deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
+    }
+    const execute = Effect.withFiberRuntime<
+      HttpClientResponse.HttpClientResponse,
+      HttpClientError.HttpClientError
+    >((inside) => client.execute(traced(inside, request)))
+    // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
+    const exchangeAll = Effect.matchEffect(execute, {
+      onFailure: (error) => transportError(call, step, request, error, sentBefore),
+      onSuccess: (response) => {
+        headArrived = true
+        if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+        const status = response.status
+        const tooLarge = (declared: number | undefined) =>
+          new ResponseTooLarge({ url: request.url, status, limit, declared })
+        const declared = Number(response.headers["content-length"])
+        if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(declared))
+        const chunks: Array<Uint8Array> = []
+        let size = 0
+        const read = forEachChunk(response, (bytes) => {
+          size += bytes.byteLength
+          if (size > limit) return Effect.fail(tooLarge(undefined))
+          chunks.push(bytes)
+          return timed ? progress : Effect.void
+        }).pipe(
+          Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore)),
+          Effect.map((): HttpAnswer => ({
+            method: request.method,
+            url: request.url,
+            status,
+            headers: response.headers,
+            body: concat(chunks, size)
+          }))
         )
-        return spanned(
-          !timed || options.shared !== true ? exchangeAll : withinPhaseLimits(call, deadline, exchangeAll),
-          `a2a.http ${request.method}`,
-          {
-            kind: "client",
-            attributes: {
-              ...spanAttributes(call),
-              "a2a.step": step,
-              "http.request.method": request.method,
-              "url.full": request.url
-            }
-          },
-          enter
+        return Effect.zipRight(
+          Effect.zipRight(
+            Effect.annotateCurrentSpan("http.response.status_code", status),
+            step === "send-message" ? enterStep(call, "read-response") : Effect.void
+          ),
+          read
         )
-      })
+      }
+    })
+    // The platform's own client span would end holding the raw request and response (headers with the
+    // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
+    const enter = Effect.zipWith(
+      FiberRef.getAndSet(HttpClient.currentTracerDisabledWhen, disabled),
+      FiberRef.getAndSet(currentConnectPhase, phase),
+      (tracerDisabledWhen, connectPhase) =>
+        Effect.zipRight(
+          FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
+          FiberRef.set(currentConnectPhase, connectPhase)
+        ).pipe(Effect.zipLeft(Effect.sync(() => deadline.clear())))
+    )
+    return spanned(
+      !timed || options.shared !== true ? exchangeAll : withinPhaseLimits(call, deadline, exchangeAll),
+      `a2a.http ${request.method}`,
+      {
+        kind: "client",
+        attributes: {
+          ...spanAttributes(call),
+          "a2a.step": step,
+          "http.request.method": request.method,
+          "url.full": request.url
+        }
+      },
+      enter
+    )
+  })
 
 const disabled = () => true
 

@@ -12,13 +12,7 @@ import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
 import { timeoutError, withinCallBudget } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
-import {
-  type CallContext,
-  type ClientEnv,
-  enterStep,
-  remainingMillis,
-  spanAttributes
-} from "./callContext.js"
+import { type CallContext, type ClientEnv, enterStep, remainingMillis, spanAttributes } from "./callContext.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
