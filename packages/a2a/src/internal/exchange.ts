@@ -7,26 +7,24 @@ import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import * as Tracer from "effect/Tracer"
+import type * as Tracer from "effect/Tracer"
 import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
-import { type Call, enterStep, PhaseDeadline, spanAttributes } from "./callContext.js"
+import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
-import { spanned } from "./spanned.js"
+import { spanned, untraced } from "./spanned.js"
 
 const utf8 = new TextDecoder()
 
@@ -175,62 +173,83 @@ export const exchange = (
     if (timed) {
       deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
     }
-    const execute = Effect.withFiberRuntime<
-      HttpClientResponse.HttpClientResponse,
-      HttpClientError.HttpClientError
-    >((inside) => client.execute(traced(inside, request)))
+    const answered = (status: number, headers: Headers.Headers, chunks: ReadonlyArray<Uint8Array>, size: number) =>
+      Effect.sync((): HttpAnswer => {
+        deadline.clear()
+        return { method: request.method, url: request.url, status, headers, body: concat(chunks, size) }
+      })
+    const failed = (
+      error: ResponseTooLarge | HttpClientError.HttpClientError,
+      during: A2AStep
+    ): Effect.Effect<never, ExchangeError | ResponseTooLarge> => {
+      deadline.clear()
+      return error._tag === "ResponseTooLarge"
+        ? Effect.fail(error)
+        : transportError(call, during, request, error, sentBefore)
+    }
     // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
-    const exchangeAll = Effect.matchEffect(execute, {
-      onFailure: (error) => transportError(call, step, request, error, sentBefore),
-      onSuccess: (response) => {
-        headArrived = true
-        if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
-        const status = response.status
-        const tooLarge = (declared: number | undefined) =>
-          new ResponseTooLarge({ url: request.url, status, limit, declared })
-        const declared = Number(response.headers["content-length"])
-        if (Number.isFinite(declared) && declared > limit) return Effect.fail(tooLarge(declared))
-        const chunks: Array<Uint8Array> = []
-        let size = 0
-        const read = forEachChunk(response, (bytes) => {
-          size += bytes.byteLength
-          if (size > limit) return Effect.fail(tooLarge(undefined))
-          chunks.push(bytes)
-          return timed ? progress : Effect.void
-        }).pipe(
-          Effect.catchTag("ResponseError", (error) => transportError(call, readStep, request, error, sentBefore)),
-          Effect.map((): HttpAnswer => ({
-            method: request.method,
-            url: request.url,
-            status,
-            headers: response.headers,
-            body: concat(chunks, size)
-          }))
-        )
-        return Effect.zipRight(
-          Effect.zipRight(
-            Effect.annotateCurrentSpan("http.response.status_code", status),
-            step === "send-message" ? enterStep(call, "read-response") : Effect.void
-          ),
-          read
-        )
-      }
-    })
-    // The platform's own client span would end holding the raw request and response (headers with the
-    // bearer token, unredacted once serialised outside a fiber); this exchange has its own span instead.
-    const enter = Effect.zipWith(
-      FiberRef.getAndSet(HttpClient.currentTracerDisabledWhen, disabled),
-      FiberRef.getAndSet(currentConnectPhase, phase),
-      (tracerDisabledWhen, connectPhase) =>
-        Effect.zipRight(
+    const exchangeWith = (span: Tracer.Span) =>
+      Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((inside) => {
+        // The platform's own client span would end holding the raw request and response (headers with the
+        // bearer token, unredacted once serialised outside a fiber): off during this exchange, whose own span
+        // is propagated instead. The layer's connect phase is this exchange's until its head (or failure);
+        // set back then, not in a region of its own: an interrupted exchange's fiber does nothing more.
+        const tracerDisabledWhen = inside.getFiberRef(HttpClient.currentTracerDisabledWhen)
+        const connectPhase = inside.getFiberRef(currentConnectPhase)
+        const leave = Effect.zipRight(
           FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
           FiberRef.set(currentConnectPhase, connectPhase)
-        ).pipe(Effect.zipLeft(Effect.sync(() => deadline.clear())))
-    )
-    return spanned(
-      !timed || options.shared !== true ? exchangeAll : withinPhaseLimits(call, deadline, exchangeAll),
-      `a2a.http ${request.method}`,
-      {
+        )
+        const propagated = inside.getFiberRef(HttpClient.currentTracerPropagation)
+          ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
+          : request
+        const execute = Effect.zipRight(
+          Effect.zipRight(
+            FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
+            FiberRef.set(currentConnectPhase, phase)
+          ),
+          client.execute(propagated)
+        )
+        return Effect.matchEffect(execute, {
+          onFailure: (error) => Effect.zipRight(leave, Effect.suspend(() => failed(error, step))),
+          onSuccess: (response) => {
+            headArrived = true
+            if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
+            const status = response.status
+            span.attribute("http.response.status_code", status)
+            if (step === "send-message") call.step = "read-response"
+            const tooLarge = (declared: number | undefined) =>
+              new ResponseTooLarge({ url: request.url, status, limit, declared })
+            const declared = Number(response.headers["content-length"])
+            if (Number.isFinite(declared) && declared > limit) {
+              return Effect.zipRight(leave, failed(tooLarge(declared), step))
+            }
+            const chunks: Array<Uint8Array> = []
+            let size = 0
+            const read = forEachChunk(response, (bytes) => {
+              size += bytes.byteLength
+              if (size > limit) return Effect.fail(tooLarge(undefined))
+              chunks.push(bytes)
+              return timed ? progress : Effect.void
+            })
+            return Effect.zipRight(
+              leave,
+              Effect.matchEffect(read, {
+                onFailure: (error) => failed(error, readStep),
+                onSuccess: () => answered(status, response.headers, chunks, size)
+              })
+            )
+          }
+        })
+      })
+    const name = `a2a.http ${request.method}`
+    const bounded = (span: Tracer.Span) =>
+      !timed || options.shared !== true ? exchangeWith(span) : withinPhaseLimits(call, deadline, exchangeWith(span))
+    // Without a tracer the span is made for its trace context alone: nobody records it, so it is neither
+    // installed nor ended.
+    return untraced(fiber)
+      ? Effect.flatMap(Effect.makeSpan(name, { kind: "client", captureStackTrace: false }), bounded)
+      : spanned(name, {
         kind: "client",
         attributes: {
           ...spanAttributes(call),
@@ -238,28 +257,10 @@ export const exchange = (
           "http.request.method": request.method,
           "url.full": request.url
         }
-      },
-      enter
-    )
+      }, bounded)
   })
 
 const disabled = () => true
-
-/**
- * With the platform's client span off (`exchange`), the trace context is propagated from the exchange's own
- * span, the current span of the fiber that executes the request.
- */
-const traced = (
-  fiber: Fiber.RuntimeFiber<unknown, unknown>,
-  request: HttpClientRequest.HttpClientRequest
-): HttpClientRequest.HttpClientRequest => {
-  const span = fiber.getFiberRef(HttpClient.currentTracerPropagation)
-    ? Context.getOption(fiber.currentContext, Tracer.ParentSpan)
-    : Option.none()
-  return Option.isSome(span) && span.value._tag === "Span"
-    ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span.value))
-    : request
-}
 
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →

@@ -30,10 +30,9 @@ export interface SpanOptions {
  * @internal
  */
 export const spanned = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
   name: string,
   options: SpanOptions,
-  enter: Effect.Effect<Effect.Effect<void>> = noEnter
+  use: (span: Tracer.Span) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>
     Effect.flatMap(
@@ -41,33 +40,31 @@ export const spanned = <A, E, R>(
       (span) =>
         Effect.flatMap(
           FiberRef.getAndUpdate(FiberRef.currentContext, (context) => Context.add(context, Tracer.ParentSpan, span)),
-          (context) =>
-            Effect.flatMap(enter, (leave) => {
-              const end = (exit: Exit.Exit<A, E>) =>
-                Effect.zipRight(
-                  Effect.zipRight(leave, FiberRef.set(FiberRef.currentContext, context)),
-                  Effect.withFiberRuntime((fiber) => {
-                    const timed = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
-                    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-                    span.end(timed ? clock.unsafeCurrentTimeNanos() : 0n, exit)
-                    return Effect.void
-                  })
-                )
-              return Effect.matchCauseEffect(restore(effect), {
-                onFailure: (cause) => Effect.zipRight(end(Exit.failCause(cause)), Effect.failCause(cause)),
-                onSuccess: (value) => Effect.as(end(Exit.succeed(value)), value)
-              })
+          (context) => {
+            const end = (exit: Exit.Exit<A, E>) =>
+              Effect.zipRight(
+                FiberRef.set(FiberRef.currentContext, context),
+                Effect.withFiberRuntime((fiber) => {
+                  const timed = fiber.getFiberRef(FiberRef.currentTracerTimingEnabled)
+                  const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
+                  span.end(timed ? clock.unsafeCurrentTimeNanos() : 0n, exit)
+                  return Effect.void
+                })
+              )
+            return Effect.matchCauseEffect(restore(use(span)), {
+              onFailure: (cause) => Effect.zipRight(end(Exit.failCause(cause)), Effect.failCause(cause)),
+              onSuccess: (value) => Effect.as(end(Exit.succeed(value)), value)
             })
+          }
         )
     )
   )
 
-const noEnter: Effect.Effect<Effect.Effect<void>> = Effect.succeed(Effect.void)
-
 /** Effect's built-in tracer, the one in place when no tracer is installed: its spans reach no one. */
 const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
-const untraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => fiber.currentTracer === builtInTracer
+/** @internal */
+export const untraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => fiber.currentTracer === builtInTracer
 
 /**
  * {@link spanned} when a tracer is installed; with Effect's built-in tracer, whose spans nobody records, the
@@ -81,7 +78,9 @@ export const traced = <A, E, R>(
   name: string,
   attributes?: () => Record<string, unknown>
 ): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) => untraced(fiber) ? effect : spanned(effect, name, { attributes: attributes?.() }))
+  Effect.withFiberRuntime((fiber) =>
+    untraced(fiber) ? effect : spanned(name, { attributes: attributes?.() }, () => effect)
+  )
 
 /**
  * Annotates the current span, a {@link traced} one, when a tracer is installed (without one, the current
