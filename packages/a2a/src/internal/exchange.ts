@@ -196,22 +196,26 @@ export const exchange = (
         // set back then, not in a region of its own: an interrupted exchange's fiber does nothing more.
         const tracerDisabledWhen = inside.getFiberRef(HttpClient.currentTracerDisabledWhen)
         const connectPhase = inside.getFiberRef(currentConnectPhase)
-        const leave = Effect.zipRight(
-          FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
-          FiberRef.set(currentConnectPhase, connectPhase)
-        )
+        const leave = () =>
+          Effect.zipRight(
+            FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
+            FiberRef.set(currentConnectPhase, connectPhase)
+          )
         const propagated = inside.getFiberRef(HttpClient.currentTracerPropagation)
           ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
           : request
-        const execute = Effect.zipRight(
+        // Built when it runs: the frame waiting for the head keeps no effect of it alive.
+        const execute = Effect.suspend(() =>
           Effect.zipRight(
-            FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
-            FiberRef.set(currentConnectPhase, phase)
-          ),
-          client.execute(propagated)
+            Effect.zipRight(
+              FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
+              FiberRef.set(currentConnectPhase, phase)
+            ),
+            client.execute(propagated)
+          )
         )
         return Effect.matchEffect(execute, {
-          onFailure: (error) => Effect.zipRight(leave, Effect.suspend(() => failed(error, step))),
+          onFailure: (error) => Effect.zipRight(leave(), Effect.suspend(() => failed(error, step))),
           onSuccess: (response) => {
             headArrived = true
             if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
@@ -222,7 +226,7 @@ export const exchange = (
               new ResponseTooLarge({ url: request.url, status, limit, declared })
             const declared = Number(response.headers["content-length"])
             if (Number.isFinite(declared) && declared > limit) {
-              return Effect.zipRight(leave, failed(tooLarge(declared), step))
+              return Effect.zipRight(leave(), failed(tooLarge(declared), step))
             }
             const chunks: Array<Uint8Array> = []
             let size = 0
@@ -233,7 +237,7 @@ export const exchange = (
               return timed ? progress : Effect.void
             })
             return Effect.zipRight(
-              leave,
+              leave(),
               Effect.matchEffect(read, {
                 onFailure: (error) => failed(error, readStep),
                 onSuccess: () => answered(status, response.headers, chunks, size)

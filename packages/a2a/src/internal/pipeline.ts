@@ -22,7 +22,9 @@ export const sendMessage = (
   agentSessionUid: string,
   input: SendA2AMessageInput
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> =>
-  Effect.gen(function*() {
+  // The preparation returns the call, which then runs in its place: nothing of the preparation waits on the
+  // fiber's stack while the call is in flight.
+  Effect.flatten(Effect.gen(function*() {
     yield* env.ready
     const uid = yield* validateSessionUid(agentSessionUid)
     const budget = yield* Timeout.toBudget(input.timeout)
@@ -31,7 +33,7 @@ export const sendMessage = (
     yield* annotateTraced(() => ({ "a2a.session_uid": uid, "a2a.message_id": body.messageId }))
     yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
     const isTask = body.responseKind === "task"
-    return yield* withinCallBudget(env, {
+    return withinCallBudget(env, {
       agentSessionUid: uid,
       messageId: body.messageId,
       taskId: body.taskId,
@@ -48,4 +50,4 @@ export const sendMessage = (
       })
       return isTask ? Effect.zipRight(ensureTaskSupport(ctx, input.agentProfile), exchange) : exchange
     })
-  }).pipe((send) => traced(send, "a2a.sendA2AMessage"))
+  })).pipe((send) => traced(send, "a2a.sendA2AMessage"))

@@ -229,10 +229,15 @@ export const awaitResolution = (
               )
             }
             const joinedWait = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
-            return start.pipe(
-              Effect.zipRight(joinedWait),
-              Effect.zipRight(restore(Deferred.await(waiter.done))),
-              Effect.ensuring(leave(session, resolution, waiter))
+            // The mask's own region also leaves the resolution however the wait ends (`Effect.ensuring` would
+            // open another one, kept on the stack of every waiting call).
+            const left = leave(session, resolution, waiter)
+            return Effect.zipRight(
+              Effect.zipRight(start, joinedWait),
+              Effect.matchCauseEffect(restore(Deferred.await(waiter.done)), {
+                onFailure: (cause) => Effect.zipRight(left, Effect.failCause(cause)),
+                onSuccess: (access) => Effect.as(left, access)
+              })
             )
           })
         )
