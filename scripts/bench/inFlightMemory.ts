@@ -15,8 +15,9 @@ import type { InFlightMemoryArgs, InFlightMemoryResult } from "./tasks/inFlightM
 export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
   const inFlight = ctx.short ? 50 : 1000
   const warmup = ctx.short ? 5 : 50
-  // Full mode adds two diagnostic rows: the bare @effect/platform undici client (the transport under ours) and
-  // ours with Effect's tracer off (what the spans keep).
+  // Full mode adds diagnostic rows: the floor with each send one Effect fiber (what any Effect program pays per
+  // call), the bare @effect/platform undici client, our Node layer's lean client alone (the transport under
+  // ours), and ours with Effect's tracer off (what the spans keep).
   const only = process.env.BENCH_SIDES?.split(",").filter((s) => s !== "") as Array<SideName> | undefined
   const sides: Array<SideName> = only !== undefined
     ? only
@@ -24,7 +25,7 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
     ? ["floor", "official"]
     : ctx.short
     ? ["floor", "official", "ours"]
-    : ["floor", "official", "ours", "effect-http", "ours-notracer"]
+    : ["floor", "floor-in-effect", "official", "ours", "effect-http", "lean-http", "ours-notracer"]
   const results: Array<InFlightMemoryResult> = []
   for (const side of sides) {
     ctx.log(`memory-in-flight: ${side}, ${inFlight} sends held open`)

@@ -5,6 +5,7 @@ import type { Side, Target } from "./side.js"
 
 export type SideName =
   | "floor"
+  | "floor-in-effect"
   | "official"
   | "ours"
   | "ours-effect"
@@ -23,6 +24,8 @@ export const makeSide = async (name: SideName, target: Target, options: SideOpti
   switch (name) {
     case "floor":
       return (await import("./floor.js")).makeFloor(target)
+    case "floor-in-effect":
+      return (await import("./floor.js")).makeFloor(target, true)
     case "official":
       return (await import("./official.js")).makeOfficial(target)
     case "ours":
