@@ -14,6 +14,7 @@ import { client, recordSpans, runtimeSends, serviceUid, session, sessionUid, sim
 const base = "https://platform.sim.mainsequence.test"
 const runtimeBase = `${base}/runtimes/${serviceUid}/api/a2a/v1`
 
+// Strict: an attribute set to undefined is an attribute a dashboard sees.
 const attributesOf = (span: Tracer.Span | undefined) => Object.fromEntries(span?.attributes ?? [])
 const named = (spans: ReadonlyArray<Tracer.Span>, name: string) => spans.filter((span) => span.name === name)
 const parentOf = (span: Tracer.Span | undefined) =>
@@ -27,22 +28,22 @@ describe("rules: the spans of a send", () => {
       yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(Effect.withTracer(tracer))
       const [root, ...roots] = named(spans, "a2a.sendA2AMessage")
       expect(roots).toEqual([])
-      expect(attributesOf(root)).toEqual({ "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" })
+      expect(attributesOf(root)).toStrictEqual({ "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" })
       const ids = { "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" }
       const [build] = named(spans, "a2a.buildRequestBody")
-      expect(attributesOf(build)).toEqual(ids)
+      expect(attributesOf(build)).toStrictEqual(ids)
       expect(parentOf(build)).toEqual(Option.fromNullable(root?.spanId))
       const [resolve, ...resolvesMore] = named(spans, "a2a.resolveRuntimeAccess")
       expect(resolvesMore).toEqual([])
-      expect(attributesOf(resolve)).toEqual({ ...ids, "a2a.attempt": 1 })
+      expect(attributesOf(resolve)).toStrictEqual({ ...ids, "a2a.attempt": 1 })
       const [send, ...sendsMore] = named(spans, "a2a.sendToRuntime")
       expect(sendsMore).toEqual([])
-      expect(attributesOf(send)).toEqual({ ...ids, "a2a.attempt": 1 })
+      expect(attributesOf(send)).toStrictEqual({ ...ids, "a2a.attempt": 1 })
       const [post, ...postsMore] = named(spans, "a2a.http POST").filter((span) =>
         span.attributes.get("a2a.step") === "send-message"
       )
       expect(postsMore).toEqual([])
-      expect(attributesOf(post)).toEqual({
+      expect(attributesOf(post)).toStrictEqual({
         ...ids,
         "a2a.step": "send-message",
         "http.request.method": "POST",
@@ -54,7 +55,7 @@ describe("rules: the spans of a send", () => {
       const resolvePost = named(spans, "a2a.http POST").find((span) =>
         span.attributes.get("a2a.step") === "resolve-runtime-access"
       )
-      expect(attributesOf(resolvePost)).toEqual({
+      expect(attributesOf(resolvePost)).toStrictEqual({
         ...ids,
         "a2a.step": "resolve-runtime-access",
         "http.request.method": "POST",
@@ -144,9 +145,13 @@ describe("rules: the spans of the Task helpers", () => {
       expect(roots).toEqual([])
       const [get, ...gets] = named(spans, "a2a.getTask")
       expect(gets).toEqual([])
-      expect(attributesOf(get)).toEqual({ "a2a.session_uid": sessionUid, "a2a.task_id": task.id, "a2a.attempt": 1 })
+      expect(attributesOf(get)).toStrictEqual({
+        "a2a.session_uid": sessionUid,
+        "a2a.task_id": task.id,
+        "a2a.attempt": 1
+      })
       const [http] = named(spans, "a2a.http GET")
-      expect(attributesOf(http)).toEqual({
+      expect(attributesOf(http)).toStrictEqual({
         "a2a.session_uid": sessionUid,
         "a2a.task_id": task.id,
         "a2a.step": "get-task",
@@ -167,7 +172,11 @@ describe("rules: the spans of the Task helpers", () => {
       const [root, ...roots] = named(spans, "a2a.cancelA2ATask")
       expect(roots).toEqual([])
       const [cancel] = named(spans, "a2a.cancelTask")
-      expect(attributesOf(cancel)).toEqual({ "a2a.session_uid": sessionUid, "a2a.task_id": task.id, "a2a.attempt": 1 })
+      expect(attributesOf(cancel)).toStrictEqual({
+        "a2a.session_uid": sessionUid,
+        "a2a.task_id": task.id,
+        "a2a.attempt": 1
+      })
       expect(parentOf(cancel)).toEqual(Option.fromNullable(root?.spanId))
       expect(named(spans, "a2a.getTask")).toEqual([])
       const [http] = named(spans, "a2a.http POST")
@@ -238,7 +247,7 @@ describe("rules: the steps' spans only with a tracer (spanned.ts traced)", () =>
       const a2a = yield* client
       const { caller, seen } = yield* currentSpanAtPrepared(a2a)
       expect(seen).toEqual(["caller"])
-      expect(attributesOf(caller)).toEqual({})
+      expect(attributesOf(caller)).toStrictEqual({})
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
   it.effect("built-in tracer: the send still carries the traceparent of its a2a.http span", () =>
@@ -255,6 +264,6 @@ describe("rules: the steps' spans only with a tracer (spanned.ts traced)", () =>
       const { tracer } = yield* recordSpans
       const { caller, seen } = yield* Effect.withTracer(currentSpanAtPrepared(a2a), tracer)
       expect(seen).toEqual(["a2a.sendA2AMessage"])
-      expect(attributesOf(caller)).toEqual({})
+      expect(attributesOf(caller)).toStrictEqual({})
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })

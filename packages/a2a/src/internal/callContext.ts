@@ -4,7 +4,6 @@
  * message may have been sent).
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as Clock from "effect/Clock"
 import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -253,10 +252,6 @@ export const openCall = (env: ClientEnv, options: CallOptions, now: number): Cal
 /** @internal */
 export const closeCall = (env: ClientEnv, call: CallContext): void =>
   env.sessions.release(call.agentSessionUid, call.session)
-
-/** @internal */
-export const remainingMillis = (call: Call): Effect.Effect<number> =>
-  Effect.map(Clock.currentTimeMillis, (now) => call.deadlineMillis - now)
 
 /** @internal */
 export const enterStep = (call: Call, step: A2AStep): Effect.Effect<void> =>

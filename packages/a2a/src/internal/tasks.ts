@@ -10,9 +10,9 @@ import type { A2AStep, TaskError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
-import { timeoutError, withinCallBudget } from "./budget.js"
+import { withinCallBudget } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
-import { type CallContext, type ClientEnv, enterStep, remainingMillis, spanAttributes } from "./callContext.js"
+import { type CallContext, type ClientEnv, enterStep, spanAttributes } from "./callContext.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
@@ -84,9 +84,9 @@ export const cancelTask = (env: ClientEnv, agentSessionUid: string, taskId: stri
   )
 
 /**
- * Gets the Task repeatedly, 1 s apart and then 1.5 times longer each time (at most 30 s, at most the rest
- * of the budget), until it is terminal or interrupted. When the budget ends, the timeout error carries the
- * last Task seen.
+ * Gets the Task repeatedly, 1 s apart and then 1.5 times longer each time (at most 30 s), until it is
+ * terminal or interrupted, or the budget ends: its alarm ends the wait under way at the deadline (no request
+ * at or past it), with the last Task seen on the timeout error.
  *
  * @internal
  */
@@ -98,10 +98,7 @@ export const waitForTask = (env: ClientEnv, agentSessionUid: string, taskId: str
         const task = yield* requestTask(call, id, "wait-task", false)
         if (A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task)) return task
         yield* enterStep(call, "wait-task")
-        const remaining = yield* remainingMillis(call)
-        yield* Effect.sleep(Duration.millis(Math.max(0, Math.min(interval, remaining))))
-        // The budget is spent: end here rather than ask again at (or polling past) the deadline.
-        if ((yield* remainingMillis(call)) <= 0) return yield* timeoutError(call, "total", call.budget.totalSeconds)
+        yield* Effect.sleep(Duration.millis(interval))
         interval = Math.min(interval * waitGrowth, maxWaitMillis)
       }
     })).pipe(Effect.withSpan("a2a.waitForA2ATask"))
