@@ -104,6 +104,13 @@ export const stamp = <E extends A2AError>(call: Call, error: E): E => {
 type Timeout = A2ATimeoutError | AgentRuntimeNotReadyError
 
 /**
+ * How `fiber` ended. Unlike `Fiber.await` it has no canceler, so it keeps no region on the waiting fiber's
+ * stack: the caller interrupted while waiting interrupts `fiber` itself (`boundedIn`) and awaits that.
+ */
+const exitOf = <A, E>(fiber: Fiber.RuntimeFiber<A, E>): Effect.Effect<Exit.Exit<A, E>> =>
+  Effect.async((resume) => fiber.addObserver((exit) => resume(Effect.succeed(exit))))
+
+/**
  * Runs `effect` in a fiber of its own under an alarm (the client's {@link Alarms}, no sleeping fiber per
  * call) that ends it with the timeout error of the phase limit of the exchange under way ({@link
  * PhaseDeadline}; one that runs out together with the total is reported as the total) and, `withTotal`, of
@@ -148,7 +155,7 @@ const boundedIn = <A, E, R>(
     })
     return Effect.zipRight(
       alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
-      Effect.matchCauseEffect(restore(Fiber.await(body)), {
+      Effect.matchCauseEffect(restore(exitOf(body)), {
         onFailure: (cause) => {
           alarms.clear(alarm)
           end(Exit.failCause(cause))

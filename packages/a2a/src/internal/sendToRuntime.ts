@@ -10,7 +10,7 @@ import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
 import type { RequestBody } from "./buildRequestBody.js"
 import { type CallContext, spanAttributes } from "./callContext.js"
-import { exchange, joinUrl } from "./exchange.js"
+import { exchange, type ExchangeError, type HttpAnswer, joinUrl } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
 import { traced } from "./spanned.js"
 
@@ -39,27 +39,35 @@ export const runtimeRequest = (
 }
 
 /**
- * One exchange with the runtime; an answer over `maxResponseBytes` is an `InvalidA2AResponseError` with
- * rule `response-too-large`.
+ * One exchange with the runtime, its answer handed to `then`; an answer over `maxResponseBytes` is an
+ * `InvalidA2AResponseError` with rule `response-too-large`.
  *
  * @internal
  */
-export const runtimeExchange = (
+export const runtimeExchange = <A, E>(
   call: CallContext,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
-  carriesMessage = false
-) =>
-  exchange(call.client, call, step, request, { maxResponseBytes: call.maxResponseBytes, carriesMessage }).pipe(
-    Effect.catchTag("ResponseTooLarge", (error) =>
-      Effect.fail(
-        new InvalidA2AResponseError({
-          url: error.url,
-          status: error.status,
-          rule: "response-too-large",
-          reason: error.reason
-        })
-      ))
+  carriesMessage: boolean,
+  then: (answer: HttpAnswer) => Effect.Effect<A, E>
+): Effect.Effect<A, E | ExchangeError | InvalidA2AResponseError> =>
+  // One frame for both ways out while the exchange runs (`catchTag` and then `flatMap` would keep two).
+  Effect.matchEffect(
+    exchange(call.client, call, step, request, { maxResponseBytes: call.maxResponseBytes, carriesMessage }),
+    {
+      onFailure: (error): Effect.Effect<never, ExchangeError | InvalidA2AResponseError> =>
+        error._tag === "ResponseTooLarge"
+          ? Effect.fail(
+            new InvalidA2AResponseError({
+              url: error.url,
+              status: error.status,
+              rule: "response-too-large",
+              reason: error.reason
+            })
+          )
+          : Effect.fail(error),
+      onSuccess: then
+    }
   )
 
 /** @internal */
@@ -73,7 +81,7 @@ export const sendToRuntime = (
     // Stryker disable next-line StringLiteral: equivalent for "POST" only (compared with "GET"); the path's mutant is killed by rules.wire
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
     call.step = "send-message"
-    return Effect.flatMap(runtimeExchange(call, "send-message", request, true), (answer) =>
+    return runtimeExchange(call, "send-message", request, true, (answer) =>
       checkRuntimeAnswer(
         answer,
         (answer) => messageError(answer),

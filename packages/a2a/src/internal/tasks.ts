@@ -60,12 +60,12 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
           // Stryker disable next-line StringLiteral: equivalent: the method is only compared with "GET"
           ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
           : runtimeRequest(access, "GET", path, undefined)
-        const answer = yield* runtimeExchange(call, step, request)
-        const task = yield* checkRuntimeAnswer(
-          answer,
-          (answer) => taskError(taskId, answer),
-          (answer) => decodeTaskAnswer(call, answer)
-        )
+        const task = yield* runtimeExchange(call, step, request, false, (answer) =>
+          checkRuntimeAnswer(
+            answer,
+            (answer) => taskError(taskId, answer),
+            (answer) => decodeTaskAnswer(call, answer)
+          ))
         call.lastTask = Option.some(task)
         return task
       }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask"))
