@@ -249,12 +249,8 @@ export const exchange = (
     const name = `a2a.http ${request.method}`
     const bounded = (span: Tracer.Span) =>
       !timed || options.shared !== true ? exchangeWith(span) : withinPhaseLimits(call, deadline, exchangeWith(span))
-    // Without a tracer the span is made for its trace context alone: nobody records it, so it is neither
-    // installed nor ended.
-    return untraced(fiber)
-      // Stryker disable next-line BooleanLiteral: equivalent: only whether an unrecorded span keeps a stack trace
-      ? Effect.flatMap(Effect.makeSpan(name, { captureStackTrace: false }), bounded)
-      : spanned(name, {
+    if (!untraced(fiber)) {
+      return spanned(name, {
         kind: "client",
         attributes: {
           ...spanAttributes(call),
@@ -263,6 +259,11 @@ export const exchange = (
           "url.full": request.url
         }
       }, bounded)
+    }
+    // Without a tracer the span is made for its trace context alone: nobody records it, so it is neither
+    // installed nor ended.
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
+    return Effect.flatMap(Effect.makeSpan(name, { captureStackTrace: false }), bounded)
   })
 
 const disabled = () => true
