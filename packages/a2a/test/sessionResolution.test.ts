@@ -96,6 +96,26 @@ describe("the session's resolution belongs to the client", () => {
       expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-b", 6000]])
     }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
 
+  it.effect("a call that leaves while others wait keeps the session's state for them: a later call joins the same resolution", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const first = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+      // the 1 s call leaves at 0 (the next resolve, at 1.5 s, misses its deadline); the first still waits
+      const short = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b", timeout: 1 }),
+        "1 second"
+      )
+      expect(short).toMatchObject({ millis: 0, error: { _tag: "AgentRuntimeNotReadyError", messageId: "m-b" } })
+      yield* TestClock.adjust("1 second")
+      // at 2 s a new call joins the wait under way instead of starting a resolution of its own
+      const later = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "c", messageId: "m-c" }))
+      yield* TestClock.adjust("10 seconds")
+      expect((yield* Fiber.join(first)).role).toBe("ROLE_AGENT")
+      expect((yield* Fiber.join(later)).role).toBe("ROLE_AGENT")
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000, 4500, 6000])
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-a", 6000], ["m-c", 6000]])
+    }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+
   it.effect("a call that joins mid-wait leaves at once when the next resolve is past its own deadline", () =>
     Effect.gen(function*() {
       const a2a = yield* client
