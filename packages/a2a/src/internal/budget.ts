@@ -158,8 +158,8 @@ const boundedIn = <A, E, R>(
       Effect.matchCauseEffect(restore(exitOf(body)), {
         onFailure: (cause) => {
           alarms.clear(alarm)
-          end(Exit.failCause(cause))
-          return Effect.zipRight(Fiber.interrupt(body), Effect.failCause(cause))
+          // The call ends once its body has: what `end` releases (the call's session state) is the body's too.
+          return Effect.zipRight(Fiber.interrupt(body), Effect.suspend(() => end(Exit.failCause(cause))))
         },
         onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
           alarms.clear(alarm)

@@ -138,14 +138,14 @@ export interface ClientEnv {
  * The deadline of the phase under way of the call's current exchange (SPEC §5 `[connect, read]`): the head
  * within connect + read of the request (`response-head`), within read once connected, then at most read
  * between chunks (`read`). The exchange moves it as it connects and as bytes arrive; the call's one
- * watchdog (`withinBudget`) enforces it together with the total.
+ * alarm (`withinCallBudget`) enforces it together with the total.
  *
  * @internal
  */
 export class PhaseDeadline {
   /** Clock millis; `Infinity` while no exchange with phase limits is under way. */
   at = Number.POSITIVE_INFINITY
-  // Stryker disable next-line StringLiteral: every `set` names the limit before the watchdog reads it
+  // Stryker disable next-line StringLiteral: every `set` names the limit before the alarm reads it
   limit: "read" | "response-head" = "read"
   set(at: number, limit: "read" | "response-head"): void {
     this.at = at

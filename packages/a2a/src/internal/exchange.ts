@@ -128,10 +128,11 @@ const transportError = (
  * (`Timeout.markConnected`, through {@link currentConnectPhase}; the Node layer does so from undici and
  * applies the connect limit itself); a generic `HttpClient` that never says so cannot tell the phases
  * apart, and its head may take connect + read. At most `read` may pass between two body chunks. This
- * exchange moves the call's phase deadline; the call's one watchdog (`withinBudget`) enforces it with the
- * total. A `shared` exchange (the backend's, which may serve a resolution several calls share) has a watchdog
- * of its own instead, so its phase limit fails the exchange and every call sharing it. An answer over `maxResponseBytes` is refused from its `Content-Length` before any body is read,
- * and otherwise as soon as the bytes read pass the limit.
+ * exchange moves the call's phase deadline; the call's one alarm (`withinCallBudget`) enforces it with the
+ * total. A `shared` exchange (the backend's, which may serve a resolution several calls share) has an alarm
+ * of its own instead (`withinPhaseLimits`), so its phase limit fails the exchange and every call sharing it.
+ * An answer over `maxResponseBytes` is refused from its `Content-Length` before any body is read, and
+ * otherwise as soon as the bytes read pass the limit.
  *
  * @internal
  */
@@ -154,7 +155,7 @@ export const exchange = (
     const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
     const readStep: A2AStep = step === "send-message" ? "read-response" : step
     const limit = options.maxResponseBytes
-    // With a `[connect, read]` budget the call's watchdog enforces this exchange's phase deadline: the head
+    // With a `[connect, read]` budget the call's alarm enforces this exchange's phase deadline: the head
     // within read of connecting (within connect + read while the client has not said it connected), then
     // at most read between two chunks.
     // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
@@ -215,7 +216,7 @@ export const exchange = (
           )
         )
         return Effect.matchEffect(execute, {
-          onFailure: (error) => Effect.zipRight(leave(), Effect.suspend(() => failed(error, step))),
+          onFailure: (error) => Effect.zipRight(leave(), failed(error, step)),
           onSuccess: (response) => {
             headArrived = true
             if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
