@@ -1,11 +1,10 @@
 /**
  * A span around an effect in one uninterruptible region. `Effect.withSpan` is three nested regions (the
  * span's end, its installation as parent span, the `locally` under it), each kept on the fiber's stack for as
- * long as the effect runs; a call in flight holds one per span, and a step that also sets fiber refs or
- * cleans up (`Effect.locally`, `Effect.ensuring`) adds a region each. Here the span, those settings and the
- * cleanup share one region: the same span (name, kind, attributes, parent, links, timing, exit), a few stack
- * frames instead of seven to twenty (heap per call in flight, docs/BENCHMARKS.md). The span is this
- * module's own, so nothing else can have ended it (`Effect.withSpan` checks, for a span handed out).
+ * long as the effect runs; a call in flight holds one per span. Here the span, its installation and its end
+ * share one region: the same span (name, kind, attributes, parent, links, timing, exit), a few stack frames
+ * instead of seven (heap per call in flight, docs/BENCHMARKS.md). The span is this module's own, so nothing
+ * else can have ended it (`Effect.withSpan` checks, for a span handed out).
  */
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
@@ -23,9 +22,8 @@ export interface SpanOptions {
 }
 
 /**
- * Runs `effect` inside a span named `name` (the fiber's current span its parent, no stack trace). `enter`, if
- * given, runs once the span is installed, uninterruptibly, and succeeds with what undoes it; that runs when
- * `effect` ends however it ends, before the span ends.
+ * Runs `use(span)` inside a span named `name` (the fiber's current span its parent, no stack trace), the span
+ * installed as the current one until it ends, however `use` ends.
  *
  * @internal
  */
