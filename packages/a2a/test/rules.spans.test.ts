@@ -1,9 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
+import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
-import type * as Tracer from "effect/Tracer"
+import * as Tracer from "effect/Tracer"
 import * as A2AProgress from "../src/A2AProgress.js"
 import { client, recordSpans, runtimeSends, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
 
@@ -256,6 +257,37 @@ describe("rules: the steps' spans only with a tracer (spanned.ts traced)", () =>
       yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
       const [send] = yield* runtimeSends
       expect(send?.headers["traceparent"]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+      const [, traceId, spanId] = (send?.headers["traceparent"] ?? "").split("-")
+      expect(send?.headers["b3"]).toBe(`${traceId}-${spanId}-1`)
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("built-in tracer: under a caller's span the send's trace context continues the caller's trace", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const caller = yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(
+        Effect.zipRight(Effect.currentSpan),
+        Effect.withSpan("caller")
+      )
+      const [send] = yield* runtimeSends
+      const [version, traceId, spanId, flags] = (send?.headers["traceparent"] ?? "").split("-")
+      expect([version, traceId, flags]).toEqual(["00", caller.traceId, "01"])
+      expect(spanId).toMatch(/^[0-9a-f]{16}$/)
+      expect(spanId).not.toBe(caller.spanId)
+      expect(send?.headers["b3"]).toBe(`${caller.traceId}-${spanId}-1-${caller.spanId}`)
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("built-in tracer: under a span that disables propagation, a trace of its own; tracing off, none", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(
+        Effect.withSpan("quiet", { context: Context.make(Tracer.DisablePropagation, true) })
+      )
+      yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-2" }).pipe(Effect.withTracerEnabled(false))
+      const [own, off] = yield* runtimeSends
+      expect(own?.headers["traceparent"]).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/)
+      expect(off?.messageId).toBe("m-2")
+      expect(off?.headers["traceparent"]).toBeUndefined()
+      expect(off?.headers["b3"]).toBeUndefined()
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
   it.effect("a tracer installed: the same report runs under a2a.sendA2AMessage, the caller's span left as it was", () =>

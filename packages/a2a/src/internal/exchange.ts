@@ -24,7 +24,7 @@ import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
-import { spanned, untraced } from "./spanned.js"
+import { spanned, untraced, untracedTraceContext } from "./spanned.js"
 
 const utf8 = new TextDecoder()
 
@@ -188,8 +188,9 @@ export const exchange = (
         ? Effect.fail(error)
         : transportError(call, during, request, error, sentBefore)
     }
-    // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`).
-    const exchangeWith = (span: Tracer.Span) =>
+    // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`). `span` is the
+    // exchange's span when a tracer records it; `trace` its trace context.
+    const exchangeWith = (span: Tracer.Span | undefined, trace: Headers.Headers) =>
       Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((inside) => {
         // The platform's own client span would end holding the raw request and response (headers with the
         // bearer token, unredacted once serialised outside a fiber): off during this exchange, whose own span
@@ -202,8 +203,10 @@ export const exchange = (
             FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
             FiberRef.set(currentConnectPhase, connectPhase)
           )
-        const propagated = inside.getFiberRef(HttpClient.currentTracerPropagation)
-          ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
+        // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
+        const propagated =
+          inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
+            ? HttpClientRequest.setHeaders(request, trace)
           : request
         // Built when it runs: the frame waiting for the head keeps no effect of it alive.
         const execute = Effect.suspend(() =>
@@ -221,7 +224,7 @@ export const exchange = (
             headArrived = true
             if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
             const status = response.status
-            span.attribute("http.response.status_code", status)
+            span?.attribute("http.response.status_code", status)
             if (step === "send-message") call.step = "read-response"
             const tooLarge = (declared: number | undefined) =>
               new ResponseTooLarge({ url: request.url, status, limit, declared })
@@ -248,8 +251,11 @@ export const exchange = (
         })
       })
     const name = `a2a.http ${request.method}`
-    const bounded = (span: Tracer.Span) =>
-      !timed || options.shared !== true ? exchangeWith(span) : withinPhaseLimits(call, deadline, exchangeWith(span))
+    const bounded = (span: Tracer.Span | undefined, trace: Headers.Headers) =>
+      !timed || options.shared !== true
+        ? exchangeWith(span, trace)
+        : withinPhaseLimits(call, deadline, exchangeWith(span, trace))
+    const ofSpan = (span: Tracer.Span) => bounded(span, HttpTraceContext.toHeaders(span))
     if (!untraced(fiber)) {
       return spanned(name, {
         kind: "client",
@@ -259,12 +265,14 @@ export const exchange = (
           "http.request.method": request.method,
           "url.full": request.url
         }
-      }, bounded)
+      }, ofSpan)
     }
-    // Without a tracer the span is made for its trace context alone: nobody records it, so it is neither
-    // installed nor ended.
+    // Without a tracer nobody records the span: only its trace context is made, or (where the built-in
+    // tracer's span would not be an ordinary one) the span, for its trace context alone.
+    const trace = untracedTraceContext(fiber)
+    if (trace !== undefined) return bounded(undefined, trace)
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
-    return Effect.flatMap(Effect.makeSpan(name, { captureStackTrace: false }), bounded)
+    return Effect.flatMap(Effect.makeSpan(name, { captureStackTrace: false }), ofSpan)
   })
 
 const disabled = () => true

@@ -6,6 +6,7 @@
  * instead of seven (heap per call in flight, docs/BENCHMARKS.md). The span is this module's own, so nothing
  * else can have ended it (`Effect.withSpan` checks, for a span handed out).
  */
+import * as Headers from "@effect/platform/Headers"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DefaultServices from "effect/DefaultServices"
@@ -63,6 +64,34 @@ const builtInTracer = Context.get(DefaultServices.liveServices, Tracer.Tracer)
 
 /** @internal */
 export const untraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean => fiber.currentTracer === builtInTracer
+
+const hexDigits = "0123456789abcdef"
+
+/** `length` random hex digits as one flat string (the built-in tracer's ids are a rope of one string per digit). */
+const randomHex = (length: number): string => {
+  const digits = new Array<string>(length)
+  for (let i = 0; i < length; i++) digits[i] = hexDigits.charAt(Math.floor(Math.random() * 16))
+  return digits.join("")
+}
+
+/**
+ * The trace context (`b3` and `traceparent`, as `HttpTraceContext.toHeaders` writes them) of a span the
+ * built-in tracer would make now, without making it: nobody records that span, so only its ids matter, and
+ * a call in flight keeps these two headers instead of the span, its attributes and its ids' ropes. A new
+ * trace, or the parent span's trace. `undefined` where the built-in tracer would not make the span under
+ * that parent (propagation disabled there): then the caller makes the span as Effect does.
+ *
+ * @internal
+ */
+export const untracedTraceContext = (fiber: Fiber.RuntimeFiber<unknown, unknown>): Headers.Headers | undefined => {
+  const parent = Context.getOption(fiber.currentContext, Tracer.ParentSpan)
+  if (parent._tag === "Some" && Context.get(parent.value.context, Tracer.DisablePropagation)) return undefined
+  const spanId = randomHex(16)
+  const traceId = parent._tag === "Some" ? parent.value.traceId : randomHex(32)
+  const b3 = [traceId, spanId, "1"]
+  if (parent._tag === "Some") b3.push(parent.value.spanId)
+  return Headers.unsafeFromRecord({ b3: b3.join("-"), traceparent: ["00", traceId, spanId, "01"].join("-") })
+}
 
 /**
  * {@link spanned} when a tracer is installed; with Effect's built-in tracer, whose spans nobody records, the
