@@ -207,7 +207,7 @@ export const exchange = (
         const propagated =
           inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
             ? HttpClientRequest.setHeaders(request, trace)
-          : request
+            : request
         // Built when it runs: the frame waiting for the head keeps no effect of it alive.
         const execute = Effect.suspend(() =>
           Effect.zipRight(
