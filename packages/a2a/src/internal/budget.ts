@@ -225,7 +225,10 @@ export const withinCallBudget = <A, E extends A2AError, R>(
   Effect.clockWith((clock) =>
     Effect.uninterruptibleMask((restore) => {
       const call = openCall(env, options, clock.unsafeCurrentTimeMillis())
-      return boundedIn(restore, clock, call, call.phase, true, use(call), (exit) => {
+      // Built when the body runs: the body's interruptible region keeps the effect it was made with (here
+      // the suspension, not the whole call's effects) for as long as the call is in flight.
+      const body = Effect.suspend(() => use(call))
+      return boundedIn(restore, clock, call, call.phase, true, body, (exit) => {
         closeCall(env, call)
         return stamped(call, exit)
       })
