@@ -4,6 +4,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import { randomUUID } from "node:crypto"
@@ -19,7 +20,8 @@ interface Platform {
   /** Sockets open now, and the most open at once since the last `resetPeak`. */
   readonly sockets: { open: number; peak: number; total: number }
   readonly resetPeak: () => void
-  readonly sends: { received: number; answered: number }
+  /** Sends received, answered, and closed by the client before they were answered. */
+  readonly sends: { received: number; answered: number; abandoned: number }
 }
 
 const readBody = (req: Http.IncomingMessage): Promise<string> =>
@@ -40,7 +42,7 @@ const platform = Effect.map(
   Effect.acquireRelease(
     Effect.async<{ readonly server: Http.Server; readonly state: Omit<Platform, "url"> }>((resume) => {
       const sockets = { open: 0, peak: 0, total: 0 }
-      const sends = { received: 0, answered: 0 }
+      const sends = { received: 0, answered: 0, abandoned: 0 }
       let baseUrl = ""
       const server = Http.createServer((req, res) => {
         void readBody(req).then((body) => {
@@ -73,6 +75,9 @@ const platform = Effect.map(
           if (url === "/runtime/api/a2a/v1/message:send" && req.method === "POST") {
             if (req.headers.authorization !== `Bearer ${runtimeToken}`) return json(res, 401, {})
             sends.received++
+            res.once("close", () => {
+              if (!res.writableEnded) sends.abandoned++
+            })
             const message = (JSON.parse(body) as {
               message: { contextId: string; parts: ReadonlyArray<{ text: string }> }
             }).message
@@ -245,6 +250,29 @@ describe("the Node layer's per-origin connection limit (real sockets)", () => {
       }
       // the queued requests were abandoned before they were written: the runtime saw warm, held and after
       expect(server.sends.received).toBe(6)
+    }))
+
+  it.scopedLive("a send the runtime holds past its budget, or whose caller interrupts it, has its request aborted at once", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url)
+      const session = randomUUID()
+      yield* a2a.sendA2AMessage(session, { message: "warm" })
+      const abandoned = (n: number) =>
+        Effect.sleep("10 millis").pipe(Effect.repeat({ until: () => server.sends.abandoned >= n, times: 100 }))
+      const timedOut = yield* Effect.flip(a2a.sendA2AMessage(session, { message: "hold:5000", timeout: 0.2 }))
+      expect(timedOut).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", step: "send-message" })
+      yield* abandoned(1)
+      expect(server.sends.abandoned).toBe(1)
+      const headLimit = yield* Effect.flip(a2a.sendA2AMessage(session, { message: "hold:5000", timeout: [1, 0.2] }))
+      expect(headLimit).toMatchObject({ _tag: "A2ATimeoutError", limit: "read", step: "send-message" })
+      yield* abandoned(2)
+      expect(server.sends.abandoned).toBe(2)
+      const caller = yield* Effect.fork(a2a.sendA2AMessage(session, { message: "hold:5000" }))
+      yield* Effect.sleep("10 millis").pipe(Effect.repeat({ until: () => server.sends.received === 4, times: 100 }))
+      yield* Fiber.interrupt(caller)
+      yield* abandoned(3)
+      expect(server.sends).toEqual({ received: 4, answered: 1, abandoned: 3 })
     }))
 
   it.scoped("a limit that is not a positive integer is a defect when the layer is built", () =>

@@ -27,7 +27,8 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
-import { currentConnectPhase } from "../src/internal/connectTimeout.js"
+import { PhaseDeadline } from "../src/internal/callContext.js"
+import { type ConnectPhase, currentConnectPhase } from "../src/internal/connectTimeout.js"
 import { direct, ProxyRefused } from "../src/internal/proxy.js"
 import { type ChunkSource, ChunkSourceTypeId } from "../src/internal/responseChunks.js"
 import * as UndiciHttpClient from "../src/internal/undiciHttpClient.js"
@@ -147,6 +148,60 @@ describe("the Node HttpClient's back-pressure (undici played by hand)", () => {
       handlers[0]?.onRequestStart?.(controller, {})
       expect(controller.calls).toEqual(["abort: The request was aborted"])
     }))
+})
+
+describe("the Node HttpClient's abort handed to the budget that owns the fiber (undici played by hand)", () => {
+  // The exchange's phase hands over its deadline's `takeAbort`; the deadline's owner is the budget's body.
+  const requestIn = (deadline: PhaseDeadline, owned: boolean) =>
+    Effect.gen(function*() {
+      const { dispatcher, handlers } = byHand()
+      const http = yield* UndiciHttpClient.make(dispatcher, direct)
+      const phase: ConnectPhase = {
+        limit: Option.none(),
+        onConnected: () => {},
+        takeAbort: (fiber, abort) => deadline.takeAbort(fiber, abort)
+      }
+      const fiber = yield* Effect.fork(Effect.withFiberRuntime((self) => {
+        if (owned) deadline.owner = self
+        return Effect.locally(http.get("http://127.0.0.1:9/held"), currentConnectPhase, phase)
+      }))
+      yield* waitFor(() => handlers.length === 1)
+      yield* Fiber.interrupt(fiber)
+      const controller = new RecordingController()
+      return { controller, start: () => handlers[0]?.onRequestStart?.(controller, {}) }
+    })
+
+  it.scoped("on the owner's fiber the request has no canceler: the owner aborts it, once, after interrupting", () =>
+    Effect.gen(function*() {
+      const deadline = new PhaseDeadline()
+      const { controller, start } = yield* requestIn(deadline, true)
+      start()
+      expect(controller.calls).toEqual([])
+      deadline.abort()
+      deadline.abort()
+      expect(controller.calls).toEqual(["abort: The request was aborted"])
+    }))
+
+  it.scoped("on any other fiber (a race of the caller's own, say) the request keeps its canceler", () =>
+    Effect.gen(function*() {
+      const deadline = new PhaseDeadline()
+      const { controller, start } = yield* requestIn(deadline, false)
+      start()
+      expect(controller.calls).toEqual(["abort: The request was aborted"])
+    }))
+
+  it("once the head has arrived, the owner has nothing left to abort", () => {
+    const deadline = new PhaseDeadline()
+    const aborted: Array<string> = []
+    const owner = Effect.runFork(Effect.never)
+    expect(deadline.takeAbort(owner, () => aborted.push("aborted"))).toBe(false)
+    deadline.owner = owner
+    expect(deadline.takeAbort(owner, () => aborted.push("aborted"))).toBe(true)
+    deadline.releaseAbort()
+    deadline.abort()
+    expect(aborted).toEqual([])
+    Effect.runFork(Fiber.interrupt(owner))
+  })
 })
 
 describe("the Node HttpClient's body failures and interruptions (undici played by hand)", () => {
@@ -342,7 +397,11 @@ const silentServer = Effect.acquireRelease(
 ).pipe(Effect.map(({ server }) => (server.address() as Net.AddressInfo).port))
 
 const withConnectLimit = (millis: number) =>
-  Effect.locally(currentConnectPhase, { limit: Option.some(Duration.millis(millis)), onConnected: () => {} })
+  Effect.locally(currentConnectPhase, {
+    limit: Option.some(Duration.millis(millis)),
+    onConnected: () => {},
+    takeAbort: () => false
+  })
 
 const agent = Effect.acquireRelease(
   Effect.sync(() => new Undici.Agent()),

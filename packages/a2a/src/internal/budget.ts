@@ -130,6 +130,9 @@ const boundedIn = <A, E, R>(
   end: (exit: Exit.Exit<A, E | Timeout>) => Exit.Exit<A, E | Timeout>
 ): Effect.Effect<A, E | Timeout, R> =>
   Effect.flatMap(Effect.fork(restore(effect)), (body) => {
+    // Only this budget interrupts its body, and it aborts the request under way on it each time (the
+    // HTTP layer then needs no canceler of its own: `ConnectPhase.takeAbort`).
+    phase.owner = body
     const { connect, read, totalSeconds } = call.budget
     const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
     const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
@@ -150,8 +153,9 @@ const boundedIn = <A, E, R>(
     }
     const alarm = makeAlarm((now) => {
       expired = expiry(now)
-      if (expired === undefined) alarms.place(alarm, nextCheck(now))
-      else body.unsafeInterruptAsFork(body.id())
+      if (expired === undefined) return alarms.place(alarm, nextCheck(now))
+      body.unsafeInterruptAsFork(body.id())
+      phase.abort()
     })
     return Effect.zipRight(
       alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
@@ -159,7 +163,13 @@ const boundedIn = <A, E, R>(
         onFailure: (cause) => {
           alarms.clear(alarm)
           // The call ends once its body has: what `end` releases (the call's session state) is the body's too.
-          return Effect.zipRight(Fiber.interrupt(body), Effect.suspend(() => end(Exit.failCause(cause))))
+          return Effect.zipRight(
+            Fiber.interrupt(body),
+            Effect.suspend(() => {
+              phase.abort()
+              return end(Exit.failCause(cause))
+            })
+          )
         },
         onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
           alarms.clear(alarm)

@@ -154,6 +154,25 @@ export class PhaseDeadline {
   clear(): void {
     this.at = Number.POSITIVE_INFINITY
   }
+  /** The fiber the deadline's budget runs its body in, and interrupts (nothing else does), while it runs. */
+  owner: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+  private abortRequest: (() => void) | undefined = undefined
+  /** Takes the way to abort the request under way on `fiber`, if `fiber` is the owner (see `ConnectPhase`). */
+  takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean {
+    if (fiber !== this.owner) return false
+    this.abortRequest = abort
+    return true
+  }
+  /** The request's head (or failure) arrived: nothing left to abort. */
+  releaseAbort(): void {
+    this.abortRequest = undefined
+  }
+  /** Aborts the request under way, once its owner has interrupted the fiber it ran on. */
+  abort(): void {
+    const abort = this.abortRequest
+    this.abortRequest = undefined
+    abort?.()
+  }
 }
 
 /**

@@ -4,6 +4,7 @@
  * when the connection is up and the request is on its way, from which moment `read` bounds the head.
  */
 import type * as Duration from "effect/Duration"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
 import * as Option from "effect/Option"
@@ -17,10 +18,16 @@ export interface ConnectPhase {
    * written; a no-op outside an exchange with a `[connect, read]` budget.
    */
   readonly onConnected: () => void
+  /**
+   * Offers the exchange, instead of a canceler, the way to abort a request dispatched on `fiber`: taken
+   * (`true`) only when whoever owns that fiber aborts the request itself whenever it interrupts the fiber.
+   * A canceler is a region and frames on the fiber's stack for as long as the request waits for its head.
+   */
+  readonly takeAbort: (fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void) => boolean
 }
 
 /** @internal */
-export const noConnectPhase: ConnectPhase = { limit: Option.none(), onConnected: () => {} }
+export const noConnectPhase: ConnectPhase = { limit: Option.none(), onConnected: () => {}, takeAbort: () => false }
 
 /** @internal */
 export const currentConnectPhase: FiberRef.FiberRef<ConnectPhase> = globalValue(

@@ -169,7 +169,8 @@ export const exchange = (
       limit: Option.fromNullable(connect),
       onConnected: () => {
         if (timed && !headArrived) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
-      }
+      },
+      takeAbort: (on, abort) => deadline.takeAbort(on, abort)
     }
     if (timed) {
       deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
@@ -198,11 +199,13 @@ export const exchange = (
         // set back then, not in a region of its own: an interrupted exchange's fiber does nothing more.
         const tracerDisabledWhen = inside.getFiberRef(HttpClient.currentTracerDisabledWhen)
         const connectPhase = inside.getFiberRef(currentConnectPhase)
-        const leave = () =>
-          Effect.zipRight(
+        const leave = () => {
+          deadline.releaseAbort()
+          return Effect.zipRight(
             FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
             FiberRef.set(currentConnectPhase, connectPhase)
           )
+        }
         // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
         const propagated =
           inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)

@@ -354,6 +354,9 @@ const dispatch = (
     (body) => {
       const phase = fiber.getFiberRef(currentConnectPhase)
       const exchange = new Exchange(phase.onConnected)
+      // Raced against the connect limit, the request runs on a fiber of its own that the race interrupts.
+      const raced = Option.isSome(proxy) && Option.isSome(phase.limit)
+      const abort = () => exchange.abort()
       const dispatched = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>(
         (resume) => {
           exchange.onHead = (head) =>
@@ -377,10 +380,10 @@ const dispatch = (
             exchange.onHead = undefined
             resume(Effect.fail(transportError(request, cause)))
           }
-          return Effect.sync(() => exchange.abort())
+          return !raced && phase.takeAbort(fiber, abort) ? undefined : Effect.sync(abort)
         }
       )
-      return Option.isSome(proxy) && Option.isSome(phase.limit)
+      return raced
         ? withinConnectLimit(dispatched, exchange, request, phase.limit.value)
         : dispatched
     }
