@@ -161,7 +161,7 @@ describe("the Node HttpClient's abort handed to the budget that owns the fiber (
         onConnected: () => {},
         takeAbort: (fiber, abort) => deadline.takeAbort(fiber, abort)
       }
-      const fiber = yield* Effect.fork(Effect.withFiberRuntime((self) => {
+      const fiber = yield* Effect.fork(Effect.withFiberRuntime<unknown, unknown>((self) => {
         if (owned) deadline.owner = self
         return Effect.locally(http.get("http://127.0.0.1:9/held"), currentConnectPhase, phase)
       }))
