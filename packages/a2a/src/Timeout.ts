@@ -48,8 +48,10 @@ const isPositiveFinite = (n: unknown): n is number => typeof n === "number" && N
  * @since 0.1.0
  * @category constructors
  */
-export const toBudget = (timeout: Timeout | undefined): Effect.Effect<Budget, A2AInputError> => {
-  const value = timeout ?? defaultTimeout
+export const toBudget = (timeout: Timeout | undefined): Effect.Effect<Budget, A2AInputError> =>
+  timeout === undefined ? defaultBudget : budgetOf(timeout)
+
+const budgetOf = (value: Timeout): Effect.Effect<Budget, A2AInputError> => {
   if (typeof value === "number") {
     return isPositiveFinite(value)
       ? Effect.succeed({ total: Duration.seconds(value), connect: undefined, read: undefined, totalSeconds: value })
@@ -78,6 +80,9 @@ export const toBudget = (timeout: Timeout | undefined): Effect.Effect<Budget, A2
     })
   )
 }
+
+// Made once: most calls take the default, and a call in flight keeps its budget.
+const defaultBudget = budgetOf(defaultTimeout)
 
 /**
  * Tells the exchange under way that its connection is up and its request is on its way: from now on its
