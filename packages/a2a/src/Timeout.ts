@@ -96,7 +96,7 @@ const defaultBudget = budgetOf(defaultTimeout)
  */
 export const markConnected: Effect.Effect<void> = Effect.flatMap(
   FiberRef.get(currentConnectPhase),
-  (phase) => Effect.sync(phase.onConnected)
+  (phase) => Effect.sync(() => phase.onConnected())
 )
 
 /**

@@ -14,16 +14,16 @@ export interface ConnectPhase {
   /** The call's connect limit, which a layer that can see the connect phase applies itself. */
   readonly limit: Option.Option<Duration.Duration>
   /**
-   * Called (synchronously, from any callback) when the exchange has connected and its request is being
-   * written; a no-op outside an exchange with a `[connect, read]` budget.
+   * Called (synchronously, from any callback, as a method of the phase) when the exchange has connected and
+   * its request is being written; a no-op outside an exchange with a `[connect, read]` budget.
    */
-  readonly onConnected: () => void
+  onConnected(): void
   /**
    * Offers the exchange, instead of a canceler, the way to abort a request dispatched on `fiber`: taken
    * (`true`) only when whoever owns that fiber aborts the request itself whenever it interrupts the fiber.
    * A canceler is a region and frames on the fiber's stack for as long as the request waits for its head.
    */
-  readonly takeAbort: (fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void) => boolean
+  takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean
 }
 
 /** @internal */

@@ -7,12 +7,14 @@ import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -21,7 +23,7 @@ import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
 import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
-import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase, noConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
 import { spanned, untraced, untracedTraceContext } from "./spanned.js"
@@ -149,116 +151,15 @@ export const exchange = (
   }
 ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
   Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((fiber) => {
-    const sentBefore = call.sent
-    if (options.carriesMessage === true) call.sent = true
-    const { connect, read } = call.budget
-    const clock = Context.get(fiber.currentDefaultServices, Clock.Clock)
-    const readStep: A2AStep = step === "send-message" ? "read-response" : step
-    const limit = options.maxResponseBytes
-    // With a `[connect, read]` budget the call's alarm enforces this exchange's phase deadline: the head
-    // within read of connecting (within connect + read while the client has not said it connected), then
-    // at most read between two chunks.
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
-    const timed = connect !== undefined && read !== undefined
-    const readMillis = timed ? Duration.toMillis(read) : 0
-    const deadline = options.shared === true ? new PhaseDeadline() : call.phase
-    let headArrived = false
-    const progress = Effect.sync(() => deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read"))
-    // Called synchronously by the HTTP layer (from undici's callbacks on Node), hence the clock read in place.
-    const phase: ConnectPhase = {
-      limit: Option.fromNullable(connect),
-      onConnected: () => {
-        if (timed && !headArrived) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
-      },
-      takeAbort: (on, abort) => deadline.takeAbort(on, abort)
-    }
-    if (timed) {
-      deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + readMillis, "response-head")
-    }
-    const answered = (status: number, headers: Headers.Headers, chunks: ReadonlyArray<Uint8Array>, size: number) =>
-      Effect.sync((): HttpAnswer => {
-        deadline.clear()
-        return { method: request.method, url: request.url, status, headers, body: concat(chunks, size) }
-      })
-    const failed = (
-      error: ResponseTooLarge | HttpClientError.HttpClientError,
-      during: A2AStep
-    ): Effect.Effect<never, ExchangeError | ResponseTooLarge> => {
-      deadline.clear()
-      return error._tag === "ResponseTooLarge"
-        ? Effect.fail(error)
-        : transportError(call, during, request, error, sentBefore)
-    }
-    // The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`). `span` is the
-    // exchange's span when a tracer records it; `trace` its trace context.
-    const exchangeWith = (span: Tracer.Span | undefined, trace: Headers.Headers) =>
-      Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((inside) => {
-        // The platform's own client span would end holding the raw request and response (headers with the
-        // bearer token, unredacted once serialised outside a fiber): off during this exchange, whose own span
-        // is propagated instead. The layer's connect phase is this exchange's until its head (or failure);
-        // set back then, not in a region of its own: an interrupted exchange's fiber does nothing more.
-        const tracerDisabledWhen = inside.getFiberRef(HttpClient.currentTracerDisabledWhen)
-        const connectPhase = inside.getFiberRef(currentConnectPhase)
-        const leave = () => {
-          deadline.releaseAbort()
-          return Effect.zipRight(
-            FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
-            FiberRef.set(currentConnectPhase, connectPhase)
-          )
-        }
-        // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
-        const propagated =
-          inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
-            ? HttpClientRequest.setHeaders(request, trace)
-            : request
-        // Built when it runs: the frame waiting for the head keeps no effect of it alive.
-        const execute = Effect.suspend(() =>
-          Effect.zipRight(
-            Effect.zipRight(
-              FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
-              FiberRef.set(currentConnectPhase, phase)
-            ),
-            client.execute(propagated)
-          )
-        )
-        return Effect.matchEffect(execute, {
-          onFailure: (error) => Effect.zipRight(leave(), failed(error, step)),
-          onSuccess: (response) => {
-            headArrived = true
-            if (timed) deadline.set(clock.unsafeCurrentTimeMillis() + readMillis, "read")
-            const status = response.status
-            span?.attribute("http.response.status_code", status)
-            if (step === "send-message") call.step = "read-response"
-            const tooLarge = (declared: number | undefined) =>
-              new ResponseTooLarge({ url: request.url, status, limit, declared })
-            const declared = Number(response.headers["content-length"])
-            if (Number.isFinite(declared) && declared > limit) {
-              return Effect.zipRight(leave(), failed(tooLarge(declared), step))
-            }
-            const chunks: Array<Uint8Array> = []
-            let size = 0
-            const read = forEachChunk(response, (bytes) => {
-              size += bytes.byteLength
-              if (size > limit) return Effect.fail(tooLarge(undefined))
-              chunks.push(bytes)
-              return timed ? progress : Effect.void
-            })
-            return Effect.zipRight(
-              leave(),
-              Effect.matchEffect(read, {
-                onFailure: (error) => failed(error, readStep),
-                onSuccess: () => answered(status, response.headers, chunks, size)
-              })
-            )
-          }
-        })
-      })
+    const under = new Exchange(
+      client,
+      call,
+      step,
+      request,
+      options,
+      Context.get(fiber.currentDefaultServices, Clock.Clock)
+    )
     const name = `a2a.http ${request.method}`
-    const bounded = (span: Tracer.Span | undefined, trace: Headers.Headers) =>
-      !timed || options.shared !== true
-        ? exchangeWith(span, trace)
-        : withinPhaseLimits(call, deadline, exchangeWith(span, trace))
-    const ofSpan = (span: Tracer.Span) => bounded(span, HttpTraceContext.toHeaders(span))
     if (!untraced(fiber)) {
       return spanned(name, {
         kind: "client",
@@ -268,15 +169,182 @@ export const exchange = (
           "http.request.method": request.method,
           "url.full": request.url
         }
-      }, ofSpan)
+      }, (span) => under.bounded(span, HttpTraceContext.toHeaders(span)))
     }
     // Without a tracer nobody records the span: only its trace context is made, or (where the built-in
     // tracer's span would not be an ordinary one) the span, for its trace context alone.
     const trace = untracedTraceContext(fiber)
-    if (trace !== undefined) return bounded(undefined, trace)
+    if (trace !== undefined) return under.bounded(undefined, trace)
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
-    return Effect.flatMap(Effect.makeSpan(name, { captureStackTrace: false }), ofSpan)
+    return Effect.flatMap(
+      Effect.makeSpan(name, { captureStackTrace: false }),
+      (span) => under.bounded(span, HttpTraceContext.toHeaders(span))
+    )
   })
+
+/**
+ * One exchange under way: its state as fields and its steps as methods (a call in flight keeps this one
+ * object, not a closure per step). It is also the connect phase the HTTP layer sees while the head is
+ * awaited; the layer calls it synchronously (from undici's callbacks on Node), hence the clock read in place.
+ */
+class Exchange implements ConnectPhase {
+  readonly limit: Option.Option<Duration.Duration>
+  private readonly sentBefore: boolean
+  private readonly maxResponseBytes: number
+  private readonly shared: boolean
+  // With a `[connect, read]` budget the call's alarm enforces this exchange's phase deadline: the head
+  // within read of connecting (within connect + read while the client has not said it connected), then
+  // at most read between two chunks.
+  private readonly timed: boolean
+  private readonly readMillis: number
+  private readonly deadline: PhaseDeadline
+  private headArrived = false
+  private span: Tracer.Span | undefined = undefined
+  private outgoing: HttpClientRequest.HttpClientRequest
+  // The fiber refs the exchange sets for its head, as they were before.
+  private tracerDisabledWhen: Predicate.Predicate<HttpClientRequest.HttpClientRequest> = disabled
+  private connectPhase: ConnectPhase = noConnectPhase
+  private readonly chunks: Array<Uint8Array> = []
+  private size = 0
+
+  constructor(
+    private readonly client: HttpClient.HttpClient,
+    private readonly call: Call,
+    private readonly step: A2AStep,
+    private readonly request: HttpClientRequest.HttpClientRequest,
+    options: Parameters<typeof exchange>[4],
+    private readonly clock: Clock.Clock
+  ) {
+    this.sentBefore = call.sent
+    if (options.carriesMessage === true) call.sent = true
+    this.maxResponseBytes = options.maxResponseBytes
+    this.shared = options.shared === true
+    const { connect, read } = call.budget
+    this.limit = Option.fromNullable(connect)
+    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
+    this.timed = connect !== undefined && read !== undefined
+    this.readMillis = this.timed && read !== undefined ? Duration.toMillis(read) : 0
+    this.deadline = this.shared ? new PhaseDeadline() : call.phase
+    this.outgoing = request
+    if (this.timed && connect !== undefined) {
+      this.deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + this.readMillis, "response-head")
+    }
+  }
+
+  onConnected(): void {
+    if (this.timed && !this.headArrived) this.readFromNow()
+  }
+
+  takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean {
+    return this.deadline.takeAbort(fiber, abort)
+  }
+
+  private readFromNow(): void {
+    this.deadline.set(this.clock.unsafeCurrentTimeMillis() + this.readMillis, "read")
+  }
+
+  /** The exchange, under its own alarm when it is shared and timed; `span` when a tracer records it. */
+  bounded(
+    span: Tracer.Span | undefined,
+    trace: Headers.Headers
+  ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
+    this.span = span
+    return !this.timed || !this.shared
+      ? this.run(trace)
+      : withinPhaseLimits(this.call, this.deadline, this.run(trace))
+  }
+
+  /** The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`). */
+  private run(trace: Headers.Headers): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
+    return Effect.withFiberRuntime((inside) => {
+      // The platform's own client span would end holding the raw request and response (headers with the
+      // bearer token, unredacted once serialised outside a fiber): off during this exchange, whose own span
+      // is propagated instead. The layer's connect phase is this exchange's until its head (or failure);
+      // set back then, not in a region of its own: an interrupted exchange's fiber does nothing more.
+      this.tracerDisabledWhen = inside.getFiberRef(HttpClient.currentTracerDisabledWhen)
+      this.connectPhase = inside.getFiberRef(currentConnectPhase)
+      // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
+      if (
+        inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
+      ) {
+        this.outgoing = HttpClientRequest.setHeaders(this.request, trace)
+      }
+      return Effect.matchEffect(Effect.suspend(() => this.execute()), {
+        onFailure: (error) => Effect.zipRight(this.leave(), this.failed(error, this.step)),
+        onSuccess: (response) => this.onHead(response)
+      })
+    })
+  }
+
+  // Built when it runs: the frame waiting for the head keeps no effect of it alive.
+  private execute(): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> {
+    return Effect.zipRight(
+      Effect.zipRight(
+        FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
+        FiberRef.set(currentConnectPhase, this)
+      ),
+      this.client.execute(this.outgoing)
+    )
+  }
+
+  private leave(): Effect.Effect<void> {
+    this.deadline.releaseAbort()
+    return Effect.zipRight(
+      FiberRef.set(HttpClient.currentTracerDisabledWhen, this.tracerDisabledWhen),
+      FiberRef.set(currentConnectPhase, this.connectPhase)
+    )
+  }
+
+  private onHead(
+    response: HttpClientResponse.HttpClientResponse
+  ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
+    this.headArrived = true
+    if (this.timed) this.readFromNow()
+    const { call, maxResponseBytes, request, step } = this
+    const status = response.status
+    this.span?.attribute("http.response.status_code", status)
+    if (step === "send-message") call.step = "read-response"
+    const tooLarge = (declared: number | undefined) =>
+      new ResponseTooLarge({ url: request.url, status, limit: maxResponseBytes, declared })
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > maxResponseBytes) {
+      return Effect.zipRight(this.leave(), this.failed(tooLarge(declared), step))
+    }
+    const progress = this.timed ? Effect.sync(() => this.readFromNow()) : Effect.void
+    const read = forEachChunk(response, (bytes) => {
+      this.size += bytes.byteLength
+      if (this.size > maxResponseBytes) return Effect.fail(tooLarge(undefined))
+      this.chunks.push(bytes)
+      return progress
+    })
+    const readStep: A2AStep = step === "send-message" ? "read-response" : step
+    return Effect.zipRight(
+      this.leave(),
+      Effect.matchEffect(read, {
+        onFailure: (error) => this.failed(error, readStep),
+        onSuccess: () => this.answered(status, response.headers)
+      })
+    )
+  }
+
+  private answered(status: number, headers: Headers.Headers): Effect.Effect<HttpAnswer> {
+    return Effect.sync((): HttpAnswer => {
+      this.deadline.clear()
+      const { method, url } = this.request
+      return { method, url, status, headers, body: concat(this.chunks, this.size) }
+    })
+  }
+
+  private failed(
+    error: ResponseTooLarge | HttpClientError.HttpClientError,
+    during: A2AStep
+  ): Effect.Effect<never, ExchangeError | ResponseTooLarge> {
+    this.deadline.clear()
+    return error._tag === "ResponseTooLarge"
+      ? Effect.fail(error)
+      : transportError(this.call, during, this.request, error, this.sentBefore)
+  }
+}
 
 const disabled = () => true
 

@@ -26,7 +26,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { currentConnectPhase } from "./connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { displayProxy, isDirect, ProxyRefused, type ProxySettings, refusalStatus } from "./proxy.js"
 import { ChunkSourceTypeId, concat } from "./responseChunks.js"
 
@@ -58,7 +58,7 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
     | ((result: { readonly status: number; readonly headers: Headers.Headers } | { readonly error: unknown }) => void)
     | undefined = undefined
 
-  constructor(private readonly onConnected: () => void) {}
+  constructor(private readonly phase: ConnectPhase) {}
 
   abort(): void {
     if (this.controller === undefined) this.abortRequested = true
@@ -69,7 +69,7 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
     this.controller = controller
     if (this.abortRequested) return controller.abort(aborted())
     this.connected = true
-    this.onConnected()
+    this.phase.onConnected()
   }
 
   onResponseStart(
@@ -353,7 +353,7 @@ const dispatch = (
     bodyOf(request),
     (body) => {
       const phase = fiber.getFiberRef(currentConnectPhase)
-      const exchange = new Exchange(phase.onConnected)
+      const exchange = new Exchange(phase)
       // Raced against the connect limit, the request runs on a fiber of its own that the race interrupts.
       const raced = Option.isSome(proxy) && Option.isSome(phase.limit)
       const abort = () => exchange.abort()
