@@ -12,7 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import { type A2AError, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { makeAlarm } from "./alarms.js"
+import type { Alarm, Alarms } from "./alarms.js"
 import {
   type Call,
   type CallContext,
@@ -130,38 +130,12 @@ const boundedIn = <A, E, R>(
   end: (exit: Exit.Exit<A, E | Timeout>) => Exit.Exit<A, E | Timeout>
 ): Effect.Effect<A, E | Timeout, R> =>
   Effect.flatMap(Effect.fork(restore(effect)), (body) => {
-    // Only this budget interrupts its body, and it aborts the request under way on it each time (the
-    // HTTP layer then needs no canceler of its own: `ConnectPhase.takeAbort`).
-    phase.owner = body
-    const { connect, read, totalSeconds } = call.budget
-    const readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
-    const totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
-    const alarms = call.alarms.of(clock)
-    const nextCheck = (now: number) => Math.min(totalAt, phase.at, now + readMillis)
-    let expired: Timeout | undefined
-    const expiry = (now: number): Timeout | undefined => {
-      if (now >= totalAt) return timeoutErrorAt(call, "total", totalSeconds, now)
-      // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
-      if (now >= phase.at && read !== undefined) {
-        if (now >= call.deadlineMillis) return timeoutErrorAt(call, "total", totalSeconds, now)
-        if (phase.limit === "read") return timeoutErrorAt(call, "read", Duration.toSeconds(read), now)
-        // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
-        const head = connect === undefined ? read : Duration.sum(connect, read)
-        return timeoutErrorAt(call, phase.limit, Duration.toSeconds(head), now)
-      }
-      return undefined
-    }
-    const alarm = makeAlarm((now) => {
-      expired = expiry(now)
-      if (expired === undefined) return alarms.place(alarm, nextCheck(now))
-      body.unsafeInterruptAsFork(body.id())
-      phase.abort()
-    })
+    const alarm = new BodyAlarm(body, call, phase, withTotal, call.alarms.of(clock))
     return Effect.zipRight(
-      alarms.set(alarm, nextCheck(clock.unsafeCurrentTimeMillis())),
+      alarm.alarms.set(alarm, alarm.nextCheck(clock.unsafeCurrentTimeMillis())),
       Effect.matchCauseEffect(restore(exitOf(body)), {
         onFailure: (cause) => {
-          alarms.clear(alarm)
+          alarm.alarms.clear(alarm)
           // The call ends once its body has: what `end` releases (the call's session state) is the body's too.
           return Effect.zipRight(
             Fiber.interrupt(body),
@@ -172,16 +146,67 @@ const boundedIn = <A, E, R>(
           )
         },
         onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
-          alarms.clear(alarm)
+          alarm.alarms.clear(alarm)
           return end(
-            expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-              ? Exit.fail(expired)
+            alarm.expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+              ? Exit.fail(alarm.expired)
               : exit
           )
         }
       })
     )
   })
+
+/** The alarm of a bounded body: it rings at the next deadline to check, and ends the body at an expired one. */
+class BodyAlarm<A, E> implements Alarm {
+  at = 0
+  slot = -1
+  /** The timeout the alarm ended the body with. */
+  expired: Timeout | undefined = undefined
+  private readonly readMillis: number
+  private readonly totalAt: number
+
+  constructor(
+    private readonly body: Fiber.RuntimeFiber<A, E>,
+    private readonly call: Call,
+    private readonly phase: PhaseDeadline,
+    withTotal: boolean,
+    readonly alarms: Alarms
+  ) {
+    // Only this budget interrupts its body, and it aborts the request under way on it each time (the
+    // HTTP layer then needs no canceler of its own: `ConnectPhase.takeAbort`).
+    phase.owner = body
+    const read = call.budget.read
+    this.readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
+    this.totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
+  }
+
+  nextCheck(now: number): number {
+    return Math.min(this.totalAt, this.phase.at, now + this.readMillis)
+  }
+
+  private expiry(now: number): Timeout | undefined {
+    const { call, phase } = this
+    const { connect, read, totalSeconds } = call.budget
+    if (now >= this.totalAt) return timeoutErrorAt(call, "total", totalSeconds, now)
+    // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline is only set with a [connect, read] budget (else phase.at stays Infinity)
+    if (now >= phase.at && read !== undefined) {
+      if (now >= call.deadlineMillis) return timeoutErrorAt(call, "total", totalSeconds, now)
+      if (phase.limit === "read") return timeoutErrorAt(call, "read", Duration.toSeconds(read), now)
+      // Stryker disable next-line ConditionalExpression: equivalent: a phase deadline exists only with both connect and read
+      const head = connect === undefined ? read : Duration.sum(connect, read)
+      return timeoutErrorAt(call, phase.limit, Duration.toSeconds(head), now)
+    }
+    return undefined
+  }
+
+  ring(now: number): void {
+    this.expired = this.expiry(now)
+    if (this.expired === undefined) return this.alarms.place(this, this.nextCheck(now))
+    this.body.unsafeInterruptAsFork(this.body.id())
+    this.phase.abort()
+  }
+}
 
 const asItEnded = <A, E>(exit: Exit.Exit<A, E>): Exit.Exit<A, E> => exit
 
