@@ -10,6 +10,8 @@
  *   pnpm bench --json=out.json  also write the raw numbers
  *   pnpm bench --svg=out.svg    write the chart there (a full run without --only writes docs/benchmarks.svg)
  *   pnpm bench --markdown=out.md  also write the report (what stdout gets) to a file
+ *   BENCH_CHILD_NODE_FLAGS="--max-semi-space-size=1" pnpm bench   extra Node flags for the measuring
+ *                               children (diagnostics: such a run is not comparable with a plain one)
  */
 import { writeFileSync } from "node:fs"
 import { createRequire } from "node:module"

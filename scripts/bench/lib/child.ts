@@ -53,6 +53,12 @@ export const startServerChild = <A extends { readonly baseUrl: string } = { read
     })
   })
 
+/**
+ * Extra Node flags for every task child, from `BENCH_CHILD_NODE_FLAGS` (diagnostics only, e.g. a smaller
+ * young generation to see how much of a peak is garbage not yet collected; such a run is not comparable).
+ */
+const childNodeFlags = (process.env.BENCH_CHILD_NODE_FLAGS ?? "").split(/\s+/).filter((flag) => flag !== "")
+
 export interface TaskOptions {
   readonly execArgv?: ReadonlyArray<string>
   readonly timeoutMs: number
@@ -68,7 +74,7 @@ export const runTask = <A>(task: string, args: unknown, options: TaskOptions): P
   new Promise((resolve, reject) => {
     const child = fork(here("./taskChild.js"), [task], {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
-      execArgv: [...(options.execArgv ?? [])],
+      execArgv: [...(options.execArgv ?? []), ...childNodeFlags],
       env: options.env ?? process.env,
       ...(options.cwd !== undefined ? { cwd: options.cwd } : {})
     })
