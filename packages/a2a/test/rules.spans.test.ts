@@ -261,6 +261,18 @@ describe("rules: the steps' spans only with a tracer (spanned.ts traced)", () =>
       expect(send?.headers["b3"]).toBe(`${traceId}-${spanId}-1`)
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
+  it.effect("built-in tracer: each send outside any span starts a trace of its own, with random ids", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      for (const messageId of ["m-1", "m-2", "m-3"]) yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId })
+      const ids = (yield* runtimeSends).map((send) => (send.headers["traceparent"] ?? "").split("-"))
+      const traces = new Set(ids.map(([, traceId]) => traceId))
+      const spans = new Set(ids.map(([, , spanId]) => spanId))
+      expect([traces.size, spans.size]).toEqual([3, 3])
+      // 144 random digits use more than 8 of the 16 (by chance they would not: under 10^-39)
+      expect(new Set(ids.flatMap(([, traceId, spanId]) => [...`${traceId}${spanId}`])).size).toBeGreaterThan(8)
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
   it.effect("built-in tracer: under a caller's span the send's trace context continues the caller's trace", () =>
     Effect.gen(function*() {
       const a2a = yield* client

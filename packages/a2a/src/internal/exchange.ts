@@ -174,9 +174,10 @@ export const exchange = (
     // Without a tracer nobody records the span: only its trace context is made, or (where the built-in
     // tracer's span would not be an ordinary one) the span, for its trace context alone.
     const trace = untracedTraceContext(fiber)
+    // Stryker disable next-line ConditionalExpression: equivalent: the span made instead gives the same trace context (only heavier)
     if (trace !== undefined) return under.bounded(undefined, trace)
-    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
     return Effect.flatMap(
+      // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
       Effect.makeSpan(name, { captureStackTrace: false }),
       (span) => under.bounded(span, HttpTraceContext.toHeaders(span))
     )
@@ -235,6 +236,7 @@ class Exchange implements ConnectPhase {
     if (this.timed && !this.headArrived) this.readFromNow()
   }
 
+  // Stryker disable next-line BlockStatement: equivalent: a request whose abort is not taken keeps its canceler, which aborts it the same way (only heavier)
   takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean {
     return this.deadline.takeAbort(fiber, abort)
   }
