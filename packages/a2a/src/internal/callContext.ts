@@ -4,9 +4,9 @@
  * message may have been sent).
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
-import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import type * as Exit from "effect/Exit"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -32,16 +32,22 @@ export interface SessionWait {
 }
 
 /**
- * A call waiting for its session's resolution: `done` gets the resolution's outcome, or this call's own
- * `AgentRuntimeNotReadyError` when a recorded wait's next resolve is at or after its deadline.
+ * A call waiting for its session's resolution: it gets the resolution's outcome, or its own
+ * `AgentRuntimeNotReadyError` when a recorded wait's next resolve is at or after its deadline
+ * (`sessionResolution.ts` `complete`).
  *
  * @internal
  */
 export interface Waiter {
   readonly call: Call
-  readonly done: Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>
   /** The call's own progress service (read from its context when it joined). */
   readonly progress: Option.Option<A2AProgress.Service>
+  /** The outcome, once there is one. */
+  outcome: Exit.Exit<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError> | undefined
+  /** Resumes the call awaiting the outcome, while it does. */
+  resume:
+    | ((outcome: Exit.Exit<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>) => void)
+    | undefined
 }
 
 /**

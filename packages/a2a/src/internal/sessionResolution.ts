@@ -7,11 +7,11 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
+import * as FiberId from "effect/FiberId"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AProgress from "../A2AProgress.js"
@@ -91,10 +91,10 @@ export const recordWait = (
     return Effect.zipRight(
       Effect.forEach(
         outlived,
-        ({ call, done }) =>
+        (waiter) =>
           Effect.zipRight(
-            noteWaiting(call, transient),
-            Deferred.fail(done, notReadyError(call, transient, call.deadlineMillis - now))
+            noteWaiting(waiter.call, transient),
+            complete(waiter, Exit.fail(notReadyError(waiter.call, transient, waiter.call.deadlineMillis - now)))
           ),
         // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
         { discard: true }
@@ -140,9 +140,13 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
     const { wait } = resolution
     return Effect.forEach(
       waiting,
-      ({ call, done }) => {
+      (waiter) => {
+        const call = waiter.call
         if (Exit.isSuccess(outcome)) {
-          return Option.isSome(outcome.value) ? Deferred.succeed(done, outcome.value.value) : Deferred.interrupt(done)
+          return complete(
+            waiter,
+            Option.isSome(outcome.value) ? Exit.succeed(outcome.value.value) : Exit.interrupt(FiberId.none)
+          )
         }
         // Out of time while waiting for a transient runtime: each call's own error, with its own time left.
         if (
@@ -150,9 +154,9 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
           // Stryker disable next-line ConditionalExpression: the resolution's NotReady needs its waitingFor, set together with `wait` (awaitAdmission, recordWait)
           wait !== undefined
         ) {
-          return Deferred.fail(done, notReadyError(call, wait.transient, call.deadlineMillis - now))
+          return complete(waiter, Exit.fail(notReadyError(call, wait.transient, call.deadlineMillis - now)))
         }
-        return Deferred.failCause(done, outcome.cause)
+        return complete(waiter, Exit.failCause(outcome.cause))
       },
       // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
       { discard: true }
@@ -175,6 +179,25 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     yield* call.cache.set(call.key, access)
     return Option.some(access)
   }).pipe(Effect.onExit((outcome) => settle(session, resolution, outcome)))
+
+/** Gives `waiter` its outcome (the first one only) and resumes the call if it awaits it. */
+const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.ResolveError>): Effect.Effect<void> =>
+  Effect.sync(() => {
+    // Stryker disable next-line ConditionalExpression: equivalent: a waiter is completed once (it leaves the resolution's waiters as it is)
+    if (waiter.outcome !== undefined) return
+    waiter.outcome = outcome
+    waiter.resume?.(outcome)
+  })
+
+/**
+ * The waiter's outcome. Without a canceler (a region and frames on the stack of every waiting call): a call
+ * interrupted while it waits leaves the resolution (`leave`), after which nothing completes its waiter.
+ */
+const outcomeOf = (waiter: Waiter): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
+  Effect.async((resume) => {
+    if (waiter.outcome !== undefined) return resume(waiter.outcome)
+    waiter.resume = resume
+  })
 
 /** The call leaves the resolution; the last one to leave stops it. */
 const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): Effect.Effect<void> =>
@@ -200,46 +223,44 @@ export const awaitResolution = (
     Effect.serviceOption(A2AProgress.A2AProgress),
     (progress) =>
       Effect.uninterruptibleMask((restore) =>
-        Effect.fiberIdWith((fiberId) =>
-          Effect.clockWith((clock) => {
-            const session = ctx.session
-            const running = session.resolution
-            const known = running?.wait
-            if (known !== undefined && outlives(known, ctx)) {
-              const now = clock.unsafeCurrentTimeMillis()
-              return Effect.zipRight(
-                noteWaiting(ctx, known.transient),
-                Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
-              )
-            }
-            const waiter: Waiter = { call: ctx, done: Deferred.unsafeMake(fiberId), progress }
-            const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
-            resolution.waiters.add(waiter)
-            let start: Effect.Effect<void> = Effect.void
-            if (running === undefined) {
-              session.resolution = resolution
-              // Forked from inside the mask: the resolution itself must stay interruptible.
-              start = Effect.map(
-                Effect.forkDaemon(Effect.interruptible(run(session, resolution, resolutionCall(ctx), fresh))),
-                (fiber) => {
-                  resolution.fiber = fiber
-                  ctx.resolutions.add(fiber)
-                  fiber.addObserver(() => ctx.resolutions.delete(fiber))
-                }
-              )
-            }
-            const joinedWait = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
-            // The mask's own region also leaves the resolution however the wait ends (`Effect.ensuring` would
-            // open another one, kept on the stack of every waiting call).
-            const left = leave(session, resolution, waiter)
+        Effect.clockWith((clock) => {
+          const session = ctx.session
+          const running = session.resolution
+          const known = running?.wait
+          if (known !== undefined && outlives(known, ctx)) {
+            const now = clock.unsafeCurrentTimeMillis()
             return Effect.zipRight(
-              Effect.zipRight(start, joinedWait),
-              Effect.matchCauseEffect(restore(Deferred.await(waiter.done)), {
-                onFailure: (cause) => Effect.zipRight(left, Effect.failCause(cause)),
-                onSuccess: (access) => Effect.as(left, access)
-              })
+              noteWaiting(ctx, known.transient),
+              Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
             )
-          })
-        )
+          }
+          const waiter: Waiter = { call: ctx, progress, outcome: undefined, resume: undefined }
+          const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
+          resolution.waiters.add(waiter)
+          let start: Effect.Effect<void> = Effect.void
+          if (running === undefined) {
+            session.resolution = resolution
+            // Forked from inside the mask: the resolution itself must stay interruptible.
+            start = Effect.map(
+              Effect.forkDaemon(Effect.interruptible(run(session, resolution, resolutionCall(ctx), fresh))),
+              (fiber) => {
+                resolution.fiber = fiber
+                ctx.resolutions.add(fiber)
+                fiber.addObserver(() => ctx.resolutions.delete(fiber))
+              }
+            )
+          }
+          const joinedWait = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
+          // The mask's own region also leaves the resolution however the wait ends (`Effect.ensuring` would
+          // open another one, kept on the stack of every waiting call).
+          const left = leave(session, resolution, waiter)
+          return Effect.zipRight(
+            Effect.zipRight(start, joinedWait),
+            Effect.matchCauseEffect(restore(outcomeOf(waiter)), {
+              onFailure: (cause) => Effect.zipRight(left, Effect.failCause(cause)),
+              onSuccess: (access) => Effect.as(left, access)
+            })
+          )
+        })
       )
   )
