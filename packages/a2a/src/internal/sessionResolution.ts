@@ -186,6 +186,7 @@ const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.
     // Stryker disable next-line ConditionalExpression: equivalent: a waiter is completed once (it leaves the resolution's waiters as it is)
     if (waiter.outcome !== undefined) return
     waiter.outcome = outcome
+    // Stryker disable next-line OptionalChaining: equivalent: a waiter awaits in the same run of its fiber as it joins, before the resolution forked there first runs (no test can put a yield in between)
     waiter.resume?.(outcome)
   })
 
@@ -195,6 +196,7 @@ const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.
  */
 const outcomeOf = (waiter: Waiter): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
   Effect.async((resume) => {
+    // Stryker disable next-line ConditionalExpression: equivalent: see `complete` (the outcome never comes before the await)
     if (waiter.outcome !== undefined) return resume(waiter.outcome)
     waiter.resume = resume
   })
