@@ -22,7 +22,12 @@ interface Platform {
   readonly resetPeak: () => void
   /** Sends received, answered, and closed by the client before they were answered. */
   readonly sends: { received: number; answered: number; abandoned: number }
+  /** Resolves received, and closed by the client before they were answered. */
+  readonly resolves: { received: number; abandoned: number }
 }
+
+/** The session whose resolve the platform holds without ever answering. */
+const heldSession = "6f1c2b3a-4d5e-4f60-8a7b-9c0d1e2f3a4b"
 
 const readBody = (req: Http.IncomingMessage): Promise<string> =>
   new Promise((resolve, reject) => {
@@ -43,12 +48,18 @@ const platform = Effect.map(
     Effect.async<{ readonly server: Http.Server; readonly state: Omit<Platform, "url"> }>((resume) => {
       const sockets = { open: 0, peak: 0, total: 0 }
       const sends = { received: 0, answered: 0, abandoned: 0 }
+      const resolves = { received: 0, abandoned: 0 }
       let baseUrl = ""
       const server = Http.createServer((req, res) => {
         void readBody(req).then((body) => {
           const url = req.url ?? ""
           if (url.startsWith("/api/v1/agent-sessions/") && url.endsWith("/resolve-runtime-access/")) {
             if (req.headers.authorization !== `Bearer ${userToken}`) return json(res, 401, { detail: "no" })
+            resolves.received++
+            res.once("close", () => {
+              if (!res.writableEnded) resolves.abandoned++
+            })
+            if (url.includes(heldSession)) return
             return json(res, 200, {
               coding_agent_service_uid: "3f5c2a1e-8b7d-4c6e-9a0f-1b2c3d4e5f60",
               mode: "token",
@@ -112,6 +123,7 @@ const platform = Effect.map(
           state: {
             sockets,
             sends,
+            resolves,
             resetPeak: () => {
               sockets.peak = sockets.open
             }
@@ -273,6 +285,22 @@ describe("the Node layer's per-origin connection limit (real sockets)", () => {
       yield* Fiber.interrupt(caller)
       yield* abandoned(3)
       expect(server.sends).toEqual({ received: 4, answered: 1, abandoned: 3 })
+    }))
+
+  it.scopedLive("a resolve the backend holds is aborted once nobody waits: by its own phase limit, or when its last call's budget ends", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url)
+      const abandoned = (n: number) =>
+        Effect.sleep("10 millis").pipe(Effect.repeat({ until: () => server.resolves.abandoned >= n, times: 100 }))
+      const phased = yield* Effect.flip(a2a.sendA2AMessage(heldSession, { message: "hi", timeout: [1, 0.2] }))
+      expect(phased).toMatchObject({ _tag: "A2ATimeoutError", limit: "read", step: "resolve-runtime-access" })
+      yield* abandoned(1)
+      expect(server.resolves.abandoned).toBe(1)
+      const total = yield* Effect.flip(a2a.sendA2AMessage(heldSession, { message: "hi", timeout: 0.3 }))
+      expect(total).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", step: "resolve-runtime-access" })
+      yield* abandoned(2)
+      expect(server.resolves).toEqual({ received: 2, abandoned: 2 })
     }))
 
   it.scoped("a limit that is not a positive integer is a defect when the layer is built", () =>
