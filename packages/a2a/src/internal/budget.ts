@@ -132,10 +132,10 @@ const boundedIn = <A, E, R>(
   Effect.flatMap(Effect.fork(restore(effect)), (body) => {
     const alarm = new BodyAlarm(body, call, phase, withTotal, call.alarms.of(clock))
     return Effect.zipRight(
-      alarm.alarms.set(alarm, alarm.nextCheck(clock.unsafeCurrentTimeMillis())),
+      alarm.start(clock.unsafeCurrentTimeMillis()),
       Effect.matchCauseEffect(restore(exitOf(body)), {
         onFailure: (cause) => {
-          alarm.alarms.clear(alarm)
+          alarm.stop()
           // The call ends once its body has: what `end` releases (the call's session state) is the body's too.
           return Effect.zipRight(
             Fiber.interrupt(body),
@@ -146,7 +146,7 @@ const boundedIn = <A, E, R>(
           )
         },
         onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
-          alarm.alarms.clear(alarm)
+          alarm.stop()
           return end(
             alarm.expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
               ? Exit.fail(alarm.expired)
@@ -171,7 +171,7 @@ class BodyAlarm<A, E> implements Alarm {
     private readonly call: Call,
     private readonly phase: PhaseDeadline,
     withTotal: boolean,
-    readonly alarms: Alarms
+    private readonly alarms: Alarms
   ) {
     // Only this budget interrupts its body, and it aborts the request under way on it each time (the
     // HTTP layer then needs no canceler of its own: `ConnectPhase.takeAbort`).
@@ -181,7 +181,17 @@ class BodyAlarm<A, E> implements Alarm {
     this.totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
   }
 
-  nextCheck(now: number): number {
+  /** Sets the alarm for the first check after clock millis `now`. */
+  start(now: number): Effect.Effect<void> {
+    return this.alarms.set(this, this.nextCheck(now))
+  }
+
+  /** Takes the alarm out: the body has ended. */
+  stop(): void {
+    this.alarms.clear(this)
+  }
+
+  private nextCheck(now: number): number {
     return Math.min(this.totalAt, this.phase.at, now + this.readMillis)
   }
 

@@ -160,6 +160,7 @@ export const exchange = (
       Context.get(fiber.currentDefaultServices, Clock.Clock)
     )
     const name = `a2a.http ${request.method}`
+    const ofSpan = (span: Tracer.Span) => under.bounded(span, HttpTraceContext.toHeaders(span))
     if (!untraced(fiber)) {
       return spanned(name, {
         kind: "client",
@@ -169,7 +170,7 @@ export const exchange = (
           "http.request.method": request.method,
           "url.full": request.url
         }
-      }, (span) => under.bounded(span, HttpTraceContext.toHeaders(span)))
+      }, ofSpan)
     }
     // Without a tracer nobody records the span: only its trace context is made, or (where the built-in
     // tracer's span would not be an ordinary one) the span, for its trace context alone.
@@ -179,7 +180,7 @@ export const exchange = (
     return Effect.flatMap(
       // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
       Effect.makeSpan(name, { captureStackTrace: false }),
-      (span) => under.bounded(span, HttpTraceContext.toHeaders(span))
+      ofSpan
     )
   })
 
@@ -223,11 +224,12 @@ class Exchange implements ConnectPhase {
     const { connect, read } = call.budget
     this.limit = Option.fromNullable(connect)
     // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
-    this.timed = connect !== undefined && read !== undefined
-    this.readMillis = this.timed && read !== undefined ? Duration.toMillis(read) : 0
+    const timed = connect !== undefined && read !== undefined
+    this.timed = timed
+    this.readMillis = timed ? Duration.toMillis(read) : 0
     this.deadline = this.shared ? new PhaseDeadline() : call.phase
     this.outgoing = request
-    if (this.timed && connect !== undefined) {
+    if (timed) {
       this.deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + this.readMillis, "response-head")
     }
   }
