@@ -1,8 +1,12 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
+import { A2AInputError } from "../src/A2AError.js"
 import { withinBudget } from "../src/internal/budget.js"
 import { makeCall } from "../src/internal/callContext.js"
 import { exchange } from "../src/internal/exchange.js"
@@ -93,5 +97,37 @@ describe("exchange: phase limits", () => {
       const { error, millis } = yield* failFor(withinBudget(call, polling), "5 minutes")
       expect(error).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 100, step: "get-task" })
       expect(millis).toBe(100_000)
+    }))
+})
+
+// A call's deadline is an alarm in its client's queue; the budget takes it out when the call ends, however it
+// ends, so a client that runs for months keeps no alarm for calls gone (the default budget is 905 s).
+describe("budget: a call that has ended leaves no alarm behind", () => {
+  it.effect("succeeded, failed, interrupted or timed out: its alarm is out of the queue", () =>
+    Effect.gen(function*() {
+      const budgetOf = (seconds: number): Timeout.Budget => ({
+        total: Duration.seconds(seconds),
+        connect: undefined,
+        read: undefined,
+        totalSeconds: seconds
+      })
+      const call = (seconds: number) =>
+        makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: budgetOf(seconds), step: "send-message" })
+      const long = yield* call(905)
+      const alarms = long.alarms.of(yield* Clock.clockWith(Effect.succeed))
+      expect(yield* withinBudget(long, Effect.succeed("done"))).toBe("done")
+      expect(alarms.size).toBe(0)
+      const refused = new A2AInputError({ field: "message", reason: "must not be blank" })
+      expect(yield* Effect.flip(withinBudget(long, Effect.fail(refused)))).toBe(refused)
+      expect(alarms.size).toBe(0)
+      const interrupted = yield* Effect.fork(withinBudget(long, Effect.never))
+      yield* TestClock.adjust("1 second")
+      expect(alarms.size).toBe(1)
+      yield* Fiber.interrupt(interrupted)
+      expect(alarms.size).toBe(0)
+      const timedOut = yield* Effect.fork(Effect.flip(withinBudget(yield* call(2), Effect.never)))
+      yield* TestClock.adjust("3 seconds")
+      expect(yield* Fiber.join(timedOut)).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 2 })
+      expect(alarms.size).toBe(0)
     }))
 })
