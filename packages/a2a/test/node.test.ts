@@ -1,7 +1,9 @@
+import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { demoSessionUids, demoUserAccessToken, serveReferencePlatform } from "@mainsequence/a2a-testing/node"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
+import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
@@ -10,6 +12,8 @@ import * as Path from "node:path"
 import * as A2AClient from "../src/A2AClient.js"
 import * as Attachment from "../src/Attachment.js"
 import * as Node from "../src/node.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
+import { recordSpans } from "./fixtures.js"
 
 const onReferencePlatform = <A, E>(
   f: (a2a: A2AClient.Service, url: string) => Effect.Effect<A, E>
@@ -69,6 +73,46 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
         step: "send-message",
         messageMayHaveBeenSent: true
       })
+    }))
+
+  it.scopedLive("handed its phase directly or, wrapped by the user, through the fiber: read counts from the connection", () =>
+    Effect.gen(function*() {
+      const stalled = {
+        sessionUid: "0b2701a1-e777-4cfe-8437-b94025f000ab",
+        agentUid: "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5dab",
+        serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbcaab",
+        agent: { behaviour: { _tag: "Stall" as const } }
+      }
+      const { url } = yield* serveReferencePlatform({ port: 0, sessions: [stalled] })
+      const options = { backendUrl: url, accessToken: demoUserAccessToken }
+      // A client the user wraps is a new one, without the Node client's direct way in.
+      const wrapped = Layer.effect(
+        HttpClient.HttpClient,
+        Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(identity))
+      )
+      const clients = {
+        direct: Node.layer(options),
+        wrapped: A2AClient.layer(options).pipe(
+          Layer.provide(Layer.merge(Layer.provide(wrapped, Node.layerHttpClient()), RuntimeAccessCache.layerMemory))
+        )
+      }
+      for (const [name, layer] of Object.entries(clients)) {
+        const a2a = yield* Effect.provide(A2AClient.A2AClient, layer)
+        const { spans, tracer } = yield* recordSpans
+        const error = yield* Effect.flip(
+          a2a.sendA2AMessage(stalled.sessionUid, { message: "x", timeout: [2, 0.4] }).pipe(Effect.withTracer(tracer))
+        )
+        expect({ name, error }).toMatchObject({
+          name,
+          error: { _tag: "A2ATimeoutError", limit: "read", seconds: 0.4, step: "send-message" }
+        })
+        // The exchanges' own spans only: the Node client makes none of its own for them either way.
+        const http = spans.filter((span) => span.kind === "client")
+        expect({ name, http: http.map((span) => `${span.name} ${span.attributes.get("a2a.step")}`) }).toEqual({
+          name,
+          http: ["a2a.http POST resolve-runtime-access", "a2a.http POST send-message"]
+        })
+      }
     }))
 
   it.scopedLive("a refused connection is an A2ATransportError without request text", () =>

@@ -3,7 +3,12 @@
  * cannot observe that phase; a layer that can (the Node layer) applies the connect limit itself and says
  * when the connection is up and the request is on its way, from which moment `read` bounds the head.
  */
+import type * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import type * as Duration from "effect/Duration"
+import type * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import { globalValue } from "effect/GlobalValue"
@@ -34,3 +39,25 @@ export const currentConnectPhase: FiberRef.FiberRef<ConnectPhase> = globalValue(
   "@mainsequence/a2a/internal/currentConnectPhase",
   () => FiberRef.unsafeMake(noConnectPhase)
 )
+
+/** @internal */
+export const PhaseAwareTypeId: unique symbol = Symbol.for("@mainsequence/a2a/PhaseAwareHttpClient")
+
+/**
+ * An `HttpClient` that takes the connect phase with the request (the Node layer's): the exchange hands the
+ * phase to it directly, without setting fiber refs for its head (each set copies the fiber's map of refs).
+ * A client wrapped by `HttpClient.mapRequest` and the like is a new client without it, and is handed the
+ * phase through {@link currentConnectPhase} as any other.
+ *
+ * @internal
+ */
+export interface PhaseAwareHttpClient extends HttpClient.HttpClient {
+  readonly [PhaseAwareTypeId]: (
+    request: HttpClientRequest.HttpClientRequest,
+    phase: ConnectPhase
+  ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>
+}
+
+/** @internal */
+export const isPhaseAware = (client: HttpClient.HttpClient): client is PhaseAwareHttpClient =>
+  PhaseAwareTypeId in client

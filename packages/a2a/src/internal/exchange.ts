@@ -23,7 +23,13 @@ import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
 import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
-import { type ConnectPhase, currentConnectPhase, noConnectPhase } from "./connectTimeout.js"
+import {
+  type ConnectPhase,
+  currentConnectPhase,
+  isPhaseAware,
+  noConnectPhase,
+  PhaseAwareTypeId
+} from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat, forEachChunk } from "./responseChunks.js"
 import { spanned, untraced, untracedTraceContext } from "./spanned.js"
@@ -203,8 +209,9 @@ class Exchange implements ConnectPhase {
   private headArrived = false
   private span: Tracer.Span | undefined = undefined
   private outgoing: HttpClientRequest.HttpClientRequest
-  // The fiber refs the exchange sets for its head, as they were before.
-  private tracerDisabledWhen: Predicate.Predicate<HttpClientRequest.HttpClientRequest> = disabled
+  // The fiber refs the exchange sets for its head, as they were before; `undefined` when a client that takes
+  // the phase directly has it (none set then).
+  private tracerDisabledWhen: Predicate.Predicate<HttpClientRequest.HttpClientRequest> | undefined = undefined
   private connectPhase: ConnectPhase = noConnectPhase
   private readonly chunks: Array<Uint8Array> = []
   private size = 0
@@ -261,12 +268,6 @@ class Exchange implements ConnectPhase {
   /** The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`). */
   private run(trace: Headers.Headers): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
     return Effect.withFiberRuntime((inside) => {
-      // The platform's own client span would end holding the raw request and response (headers with the
-      // bearer token, unredacted once serialised outside a fiber): off during this exchange, whose own span
-      // is propagated instead. The layer's connect phase is this exchange's until its head (or failure);
-      // set back then, not in a region of its own: an interrupted exchange's fiber does nothing more.
-      this.tracerDisabledWhen = inside.getFiberRef(HttpClient.currentTracerDisabledWhen)
-      this.connectPhase = inside.getFiberRef(currentConnectPhase)
       // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
       if (
         inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
@@ -282,19 +283,31 @@ class Exchange implements ConnectPhase {
 
   // Built when it runs: the frame waiting for the head keeps no effect of it alive.
   private execute(): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> {
-    return Effect.zipRight(
-      Effect.zipRight(
-        FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
-        FiberRef.set(currentConnectPhase, this)
-      ),
-      this.client.execute(this.outgoing)
-    )
+    // The Node layer's client takes this exchange as its connect phase, and makes no span of its own.
+    if (isPhaseAware(this.client)) return this.client[PhaseAwareTypeId](this.outgoing, this)
+    // Any other client sees the phase in a fiber ref. The platform's own client span would end holding the
+    // raw request and response (headers with the bearer token, unredacted once serialised outside a fiber):
+    // off during this exchange, whose own span is propagated instead. Both refs are set back when the head
+    // (or a failure) arrives, not in a region of their own: an interrupted exchange's fiber does nothing more.
+    return Effect.withFiberRuntime((fiber) => {
+      this.tracerDisabledWhen = fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)
+      this.connectPhase = fiber.getFiberRef(currentConnectPhase)
+      return Effect.zipRight(
+        Effect.zipRight(
+          FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
+          FiberRef.set(currentConnectPhase, this)
+        ),
+        this.client.execute(this.outgoing)
+      )
+    })
   }
 
   private leave(): Effect.Effect<void> {
     this.deadline.releaseAbort()
+    const tracerDisabledWhen = this.tracerDisabledWhen
+    if (tracerDisabledWhen === undefined) return Effect.void
     return Effect.zipRight(
-      FiberRef.set(HttpClient.currentTracerDisabledWhen, this.tracerDisabledWhen),
+      FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
       FiberRef.set(currentConnectPhase, this.connectPhase)
     )
   }

@@ -26,7 +26,12 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
+import {
+  type ConnectPhase,
+  currentConnectPhase,
+  type PhaseAwareHttpClient,
+  PhaseAwareTypeId
+} from "./connectTimeout.js"
 import { displayProxy, isDirect, ProxyRefused, type ProxySettings, refusalStatus } from "./proxy.js"
 import { ChunkSourceTypeId, concat } from "./responseChunks.js"
 
@@ -341,18 +346,22 @@ const encodeFormData = (
   }).pipe(Effect.map((buffer) => HttpClientRequest.bodyUint8Array(request, new Uint8Array(buffer), contentType)))
 }
 
-/** Dispatches `request` and succeeds with its head; the body follows through the response. */
+/**
+ * Dispatches `request` to `origin` + `path` and succeeds with its head; the body follows through the
+ * response. The strings, not the URL, are what the waiting request keeps.
+ */
 const dispatch = (
   dispatcher: Undici.Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
-  url: URL,
+  origin: string,
+  path: string,
   fiber: Fiber.RuntimeFiber<unknown, unknown>,
+  phase: ConnectPhase,
   proxy: Option.Option<Redacted.Redacted<string>>
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
   Effect.flatMap(
     bodyOf(request),
     (body) => {
-      const phase = fiber.getFiberRef(currentConnectPhase)
       const exchange = new Exchange(phase)
       // Raced against the connect limit, the request runs on a fiber of its own that the race interrupts.
       const raced = Option.isSome(proxy) && Option.isSome(phase.limit)
@@ -368,8 +377,8 @@ const dispatch = (
           try {
             dispatcher.dispatch({
               method: request.method,
-              origin: url.origin,
-              path: url.pathname + url.search + url.hash,
+              origin,
+              path,
               headers: request.headers,
               body,
               // The exchange bounds the head and the gaps between chunks on the call's clock.
@@ -439,17 +448,22 @@ export const make = (
       dispatchers.set(key, dispatcher)
       return dispatcher
     }
-    const execute = (request: HttpClientRequest.HttpClientRequest) =>
+    /** The request under `phase`: the exchange's own (handed over) or the fiber's (`currentConnectPhase`). */
+    const executeIn = (request: HttpClientRequest.HttpClientRequest, phase: ConnectPhase | undefined) =>
       Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
         const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
         if (url._tag === "Left") {
           return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
         }
+        const { origin, pathname, search, hash } = url.right
+        const path = pathname + search + hash
         const proxy = proxied ? proxyFor(url.right) : Option.none()
-        const dispatcher = dispatcherFor(fiber.getFiberRef(currentConnectPhase).limit, Option.isSome(proxy))
-        const traced = fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
+        const connectPhase = phase ?? fiber.getFiberRef(currentConnectPhase)
+        const dispatcher = dispatcherFor(connectPhase.limit, Option.isSome(proxy))
+        // Handed its phase, the request is an exchange's, whose own span (or trace context) goes out on it.
+        const traced = phase === undefined && fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
           !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)
-        if (!traced) return dispatch(dispatcher, request, url.right, fiber, proxy)
+        if (!traced) return dispatch(dispatcher, request, origin, path, fiber, connectPhase, proxy)
         const name = Context.get(fiber.currentContext, HttpClient.SpanNameGenerator)(request)
         return Effect.useSpan(name, {
           kind: "client",
@@ -457,22 +471,27 @@ export const make = (
           captureStackTrace: false,
           attributes: {
             "http.request.method": request.method,
-            "server.address": url.right.origin,
+            "server.address": origin,
             "url.full": url.right.toString(),
-            "url.path": url.right.pathname
+            "url.path": pathname
           }
         }, (span) => {
           const propagated = fiber.getFiberRef(HttpClient.currentTracerPropagation)
             ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
             : request
-          return dispatch(dispatcher, propagated, url.right, fiber, proxy).pipe(
+          return dispatch(dispatcher, propagated, origin, path, fiber, connectPhase, proxy).pipe(
             Effect.tap((response) => span.attribute("http.response.status_code", response.status)),
             Effect.withParentSpan(span)
           )
         })
       })
-    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
-      (request) => Effect.flatMap(Effect.flatMap(request, encodeFormData), execute),
+    const client = HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+      (request) => Effect.flatMap(Effect.flatMap(request, encodeFormData), (encoded) => executeIn(encoded, undefined)),
       Effect.succeed
     )
+    const phaseAware: PhaseAwareHttpClient = Object.assign(client, {
+      [PhaseAwareTypeId]: (request: HttpClientRequest.HttpClientRequest, phase: ConnectPhase) =>
+        Effect.flatMap(encodeFormData(request), (encoded) => executeIn(encoded, phase))
+    })
+    return phaseAware
   })
