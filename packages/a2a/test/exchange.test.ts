@@ -9,9 +9,14 @@ import * as TestClock from "effect/TestClock"
 import { A2AInputError } from "../src/A2AError.js"
 import { withinBudget } from "../src/internal/budget.js"
 import { makeCall } from "../src/internal/callContext.js"
-import { exchange } from "../src/internal/exchange.js"
+import { exchange, type ResponseTooLarge } from "../src/internal/exchange.js"
 import type * as Timeout from "../src/Timeout.js"
 import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
+
+// No answer in these tests is over its limit.
+const tooLargeDies = (refused: ResponseTooLarge): never => {
+  throw refused
+}
 
 describe("exchange: phase limits", () => {
   it.effect("a head that never comes is cut at connect + read and reported as the response-head limit", () =>
@@ -30,8 +35,13 @@ describe("exchange: phase limits", () => {
         // the call's one watchdog (withinBudget) enforces the phase deadline the exchange sets
         withinBudget(
           call,
-          exchange(silent, call, "send-message", request, { maxResponseBytes: 1024, carriesMessage: true }).pipe(
-            Effect.catchTag("ResponseTooLarge", Effect.die)
+          exchange(
+            silent,
+            call,
+            "send-message",
+            request,
+            { maxResponseBytes: 1024, carriesMessage: true, tooLarge: tooLargeDies },
+            Effect.succeed
           )
         ),
         "1 minute"
@@ -64,10 +74,13 @@ describe("exchange: phase limits", () => {
         withinBudget(
           call,
           Effect.gen(function*() {
-            const answer = yield* Effect.catchTag(
-              exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
-              "ResponseTooLarge",
-              Effect.die
+            const answer = yield* exchange(
+              answering,
+              call,
+              "get-task",
+              request,
+              { maxResponseBytes: 1024, tooLarge: tooLargeDies },
+              Effect.succeed
             )
             yield* Effect.sleep("10 seconds")
             return answer.status
@@ -86,11 +99,7 @@ describe("exchange: phase limits", () => {
       const answering = HttpClient.make((request) => Effect.succeed(jsonResponse(request, 200, { ok: true })))
       const polling = Effect.forever(
         Effect.zipRight(
-          Effect.catchTag(
-            exchange(answering, call, "get-task", request, { maxResponseBytes: 1024 }),
-            "ResponseTooLarge",
-            Effect.die
-          ),
+          exchange(answering, call, "get-task", request, { maxResponseBytes: 1024, tooLarge: tooLargeDies }, Effect.succeed),
           Effect.sleep("1500 millis")
         )
       )

@@ -110,6 +110,10 @@ const RefreshAnswer = Schema.Struct({
   refresh: Schema.optional(Schema.NullOr(Schema.Redacted(Schema.NonEmptyTrimmedString)))
 })
 
+/** An answer over `maxResponseBytes`, as the backend's: a `BackendContractError`. */
+const tooLarge = (refused: ResponseTooLarge) =>
+  new BackendContractError({ url: refused.url, status: refused.status, reason: refused.reason })
+
 /** @internal */
 export const make = (
   options: Omit<A2AClientOptions, "accessToken" | "refreshToken"> & {
@@ -122,16 +126,7 @@ export const make = (
   Effect.gen(function*() {
     const backendExchange = (call: Call, step: A2AStep, request: HttpClientRequest.HttpClientRequest) =>
       // Backend exchanges may run for several calls (the session's one resolution).
-      exchange(client, call, step, request, { maxResponseBytes, shared: true }).pipe(
-        Effect.catchTag("ResponseTooLarge", (error: ResponseTooLarge) =>
-          Effect.fail(
-            new BackendContractError({
-              url: error.url,
-              status: error.status,
-              reason: error.reason
-            })
-          ))
-      )
+      exchange(client, call, step, request, { maxResponseBytes, shared: true, tooLarge }, Effect.succeed)
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
     // Stryker disable next-line ConditionalExpression,StringLiteral: a backendUrl that is not a string fails the client's options check (A2AInputError) before any request, so the "" fallback is never used

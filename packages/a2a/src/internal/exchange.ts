@@ -129,22 +129,26 @@ const transportError = (
   })
 
 /**
- * Executes `request` and reads the whole body. With `carriesMessage` (the `message:send` exchange) the
- * call counts the message as possibly sent from the moment the request is handed to the client, unless
- * the client proves it never left (see {@link neverLeft}). With a `[connect, read]` budget the head must
- * arrive within `read` of the client saying it has connected and the request is on its way
- * (`Timeout.markConnected`, through {@link currentConnectPhase}; the Node layer does so from undici and
- * applies the connect limit itself); a generic `HttpClient` that never says so cannot tell the phases
- * apart, and its head may take connect + read. At most `read` may pass between two body chunks. This
- * exchange moves the call's phase deadline; the call's one alarm (`withinCallBudget`) enforces it with the
- * total. A `shared` exchange (the backend's, which may serve a resolution several calls share) has an alarm
- * of its own instead (`withinPhaseLimits`), so its phase limit fails the exchange and every call sharing it.
- * An answer over `maxResponseBytes` is refused from its `Content-Length` before any body is read, and
- * otherwise as soon as the bytes read pass the limit.
+ * Executes `request`, reads the whole body and hands the answer to `then`. With `carriesMessage` (the
+ * `message:send` exchange) the call counts the message as possibly sent from the moment the request is
+ * handed to the client, unless the client proves it never left (see {@link neverLeft}). With a
+ * `[connect, read]` budget the head must arrive within `read` of the client saying it has connected and the
+ * request is on its way (`Timeout.markConnected`, through {@link currentConnectPhase}; the Node layer's client
+ * is handed the phase directly, says so from undici and applies the connect limit itself); a generic
+ * `HttpClient` that never says so cannot tell the phases apart, and its head may take connect + read. At most
+ * `read` may pass between two body chunks. This exchange moves the call's phase deadline; the call's one
+ * alarm (`withinCallBudget`) enforces it with the total. A `shared` exchange (the backend's, which may serve a
+ * resolution several calls share) has an alarm of its own instead (`withinPhaseLimits`), so its phase limit
+ * fails the exchange and every call sharing it. An answer over `maxResponseBytes` is refused from its
+ * `Content-Length` before any body is read, and otherwise as soon as the bytes read pass the limit; the
+ * refusal becomes the caller's error through `tooLarge`.
+ *
+ * `then` runs after the exchange (its span ended, its phase limits cleared); without a tracer and unshared,
+ * it continues the exchange's own last step, so no frame of the caller's waits with the request.
  *
  * @internal
  */
-export const exchange = (
+export const exchange = <A, E, TooLarge>(
   client: HttpClient.HttpClient,
   call: Call,
   step: A2AStep,
@@ -154,9 +158,12 @@ export const exchange = (
     readonly carriesMessage?: boolean | undefined
     /** The exchange runs for several calls (a shared resolution): see {@link withinPhaseLimits}. */
     readonly shared?: boolean | undefined
-  }
-): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> =>
-  Effect.withFiberRuntime<HttpAnswer, ExchangeError | ResponseTooLarge>((fiber) => {
+    /** The caller's error for an answer over `maxResponseBytes`. */
+    readonly tooLarge: (refused: ResponseTooLarge) => TooLarge
+  },
+  then: (answer: HttpAnswer) => Effect.Effect<A, E>
+): Effect.Effect<A, ExchangeError | TooLarge | E> =>
+  Effect.withFiberRuntime<A, ExchangeError | TooLarge | E>((fiber) => {
     const under = new Exchange(
       client,
       call,
@@ -166,27 +173,31 @@ export const exchange = (
       Context.get(fiber.currentDefaultServices, Clock.Clock)
     )
     const name = `a2a.http ${request.method}`
-    const ofSpan = (span: Tracer.Span) => under.bounded(span, HttpTraceContext.toHeaders(span))
+    const ofSpan = <B, E2>(span: Tracer.Span, next: (answer: HttpAnswer) => Effect.Effect<B, E2>) =>
+      under.bounded(span, HttpTraceContext.toHeaders(span), next)
     if (!untraced(fiber)) {
-      return spanned(name, {
-        kind: "client",
-        attributes: {
-          ...spanAttributes(call),
-          "a2a.step": step,
-          "http.request.method": request.method,
-          "url.full": request.url
-        }
-      }, ofSpan)
+      return Effect.flatMap(
+        spanned(name, {
+          kind: "client",
+          attributes: {
+            ...spanAttributes(call),
+            "a2a.step": step,
+            "http.request.method": request.method,
+            "url.full": request.url
+          }
+        }, (span) => ofSpan(span, Effect.succeed)),
+        then
+      )
     }
     // Without a tracer nobody records the span: only its trace context is made, or (where the built-in
     // tracer's span would not be an ordinary one) the span, for its trace context alone.
     const trace = untracedTraceContext(fiber)
     // Stryker disable next-line ConditionalExpression: equivalent: the span made instead gives the same trace context (only heavier)
-    if (trace !== undefined) return under.bounded(undefined, trace)
+    if (trace !== undefined) return under.bounded(undefined, trace, then)
     return Effect.flatMap(
       // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
       Effect.makeSpan(name, { captureStackTrace: false }),
-      ofSpan
+      (span) => ofSpan(span, then)
     )
   })
 
@@ -195,11 +206,12 @@ export const exchange = (
  * object, not a closure per step). It is also the connect phase the HTTP layer sees while the head is
  * awaited; the layer calls it synchronously (from undici's callbacks on Node), hence the clock read in place.
  */
-class Exchange implements ConnectPhase {
+class Exchange<TooLarge> implements ConnectPhase {
   readonly limit: Option.Option<Duration.Duration>
   private readonly sentBefore: boolean
   private readonly maxResponseBytes: number
   private readonly shared: boolean
+  private readonly tooLarge: (refused: ResponseTooLarge) => TooLarge
   // With a `[connect, read]` budget the call's alarm enforces this exchange's phase deadline: the head
   // within read of connecting (within connect + read while the client has not said it connected), then
   // at most read between two chunks.
@@ -221,13 +233,14 @@ class Exchange implements ConnectPhase {
     private readonly call: Call,
     private readonly step: A2AStep,
     private readonly request: HttpClientRequest.HttpClientRequest,
-    options: Parameters<typeof exchange>[4],
+    options: Parameters<typeof exchange<unknown, unknown, TooLarge>>[4],
     private readonly clock: Clock.Clock
   ) {
     this.sentBefore = call.sent
     if (options.carriesMessage === true) call.sent = true
     this.maxResponseBytes = options.maxResponseBytes
     this.shared = options.shared === true
+    this.tooLarge = options.tooLarge
     const { connect, read } = call.budget
     this.limit = Option.fromNullable(connect)
     // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
@@ -254,19 +267,26 @@ class Exchange implements ConnectPhase {
     this.deadline.set(this.clock.unsafeCurrentTimeMillis() + this.readMillis, "read")
   }
 
-  /** The exchange, under its own alarm when it is shared and timed; `span` when a tracer records it. */
-  bounded(
+  /**
+   * The exchange, its answer handed to `then`, under its own alarm when it is shared and timed (`then`
+   * after that alarm); `span` when a tracer records it.
+   */
+  bounded<A, E>(
     span: Tracer.Span | undefined,
-    trace: Headers.Headers
-  ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
+    trace: Headers.Headers,
+    then: (answer: HttpAnswer) => Effect.Effect<A, E>
+  ): Effect.Effect<A, ExchangeError | TooLarge | E> {
     this.span = span
     return !this.timed || !this.shared
-      ? this.run(trace)
-      : withinPhaseLimits(this.call, this.deadline, this.run(trace))
+      ? this.run(trace, then)
+      : Effect.flatMap(withinPhaseLimits(this.call, this.deadline, this.run(trace, Effect.succeed)), then)
   }
 
-  /** The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`). */
-  private run(trace: Headers.Headers): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
+  /** The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`), then `then`. */
+  private run<A, E>(
+    trace: Headers.Headers,
+    then: (answer: HttpAnswer) => Effect.Effect<A, E>
+  ): Effect.Effect<A, ExchangeError | TooLarge | E> {
     return Effect.withFiberRuntime((inside) => {
       // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
       if (
@@ -276,11 +296,10 @@ class Exchange implements ConnectPhase {
       }
       return Effect.matchEffect(Effect.suspend(() => this.execute()), {
         onFailure: (error) => Effect.zipRight(this.leave(), this.failed(error, this.step)),
-        onSuccess: (response) => this.onHead(response)
+        onSuccess: (response) => this.onHead(response, then)
       })
     })
   }
-
   // Built when it runs: the frame waiting for the head keeps no effect of it alive.
   private execute(): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> {
     // The Node layer's client takes this exchange as its connect phase, and makes no span of its own.
@@ -312,9 +331,10 @@ class Exchange implements ConnectPhase {
     )
   }
 
-  private onHead(
-    response: HttpClientResponse.HttpClientResponse
-  ): Effect.Effect<HttpAnswer, ExchangeError | ResponseTooLarge> {
+  private onHead<A, E>(
+    response: HttpClientResponse.HttpClientResponse,
+    then: (answer: HttpAnswer) => Effect.Effect<A, E>
+  ): Effect.Effect<A, ExchangeError | TooLarge | E> {
     this.headArrived = true
     if (this.timed) this.readFromNow()
     const { call, maxResponseBytes, request, step } = this
@@ -339,26 +359,24 @@ class Exchange implements ConnectPhase {
       this.leave(),
       Effect.matchEffect(read, {
         onFailure: (error) => this.failed(error, readStep),
-        onSuccess: () => this.answered(status, response.headers)
+        onSuccess: () => then(this.answered(status, response.headers))
       })
     )
   }
 
-  private answered(status: number, headers: Headers.Headers): Effect.Effect<HttpAnswer> {
-    return Effect.sync((): HttpAnswer => {
-      this.deadline.clear()
-      const { method, url } = this.request
-      return { method, url, status, headers, body: concat(this.chunks, this.size) }
-    })
+  private answered(status: number, headers: Headers.Headers): HttpAnswer {
+    this.deadline.clear()
+    const { method, url } = this.request
+    return { method, url, status, headers, body: concat(this.chunks, this.size) }
   }
 
   private failed(
     error: ResponseTooLarge | HttpClientError.HttpClientError,
     during: A2AStep
-  ): Effect.Effect<never, ExchangeError | ResponseTooLarge> {
+  ): Effect.Effect<never, ExchangeError | TooLarge> {
     this.deadline.clear()
     return error._tag === "ResponseTooLarge"
-      ? Effect.fail(error)
+      ? Effect.fail(this.tooLarge(error))
       : transportError(this.call, during, this.request, error, this.sentBefore)
   }
 }

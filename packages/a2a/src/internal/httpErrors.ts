@@ -3,7 +3,6 @@
  * `details`; status and `reason` decide the error. Non-JSON bodies (gateway HTML pages) still give a clear
  * error.
  */
-import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -79,15 +78,6 @@ const limitSecondsOf = (info: ErrorInfo): number => {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 90
 }
 
-/**
- * The runtime rejected the credentials (401/403): {@link refreshOnce} handles it.
- *
- * @internal
- */
-export class RuntimeCredentialsRejected extends Data.TaggedError("RuntimeCredentialsRejected")<{
-  readonly answer: HttpAnswer
-}> {}
-
 const classify = (answer: HttpAnswer) => {
   const status = Option.match(jsonOf(answer), {
     onNone: (): RpcStatus => ({ message: undefined, errorInfo: Option.none() }),
@@ -161,16 +151,18 @@ export const isSuccessStatus = (status: number): boolean => {
 }
 
 /**
- * A runtime answer: 401/403 → {@link RuntimeCredentialsRejected}, other non-2xx → `toError`, 2xx → `decode`.
+ * A runtime answer: 401/403 → `onRejected` (the credentials were rejected: `refreshOnce` handles it), other
+ * non-2xx → `toError`, 2xx → `decode`.
  *
  * @internal
  */
-export const checkRuntimeAnswer = <A, E, E2>(
+export const checkRuntimeAnswer = <A, E, E2, B, E3>(
   answer: HttpAnswer,
+  onRejected: (answer: HttpAnswer) => Effect.Effect<B, E3>,
   toError: (answer: HttpAnswer) => E,
   decode: (answer: HttpAnswer) => Either.Either<A, E2>
-): Effect.Effect<A, E | E2 | RuntimeCredentialsRejected> => {
-  if (answer.status === 401 || answer.status === 403) return Effect.fail(new RuntimeCredentialsRejected({ answer }))
+): Effect.Effect<A | B, E | E2 | E3> => {
+  if (answer.status === 401 || answer.status === 403) return onRejected(answer)
   if (!isSuccessStatus(answer.status)) return Effect.fail(toError(answer))
   return decode(answer)
 }

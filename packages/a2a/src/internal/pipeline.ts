@@ -13,7 +13,7 @@ import type { ClientEnv } from "./callContext.js"
 import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
 import { refreshOnce } from "./refreshOnce.js"
-import { sendToRuntime } from "./sendToRuntime.js"
+import { type SendAnswerError, sendToRuntime } from "./sendToRuntime.js"
 import { annotateTraced, traced } from "./spanned.js"
 
 /** @internal */
@@ -42,11 +42,11 @@ export const sendMessage = (
       step: isTask ? "discover-agent" : "resolve-runtime-access"
     }, (ctx) => {
       // 5. one refresh on a runtime 401/403, around:
-      const exchange = refreshOnce(ctx, {
+      const exchange = refreshOnce<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError>(ctx, {
         // 2–3. a cached access, else the session's one resolution (and wait while transient)
         obtainAccess: (fresh) => obtainAccess(ctx, fresh),
         // 4. the bytes to the runtime
-        send: (access, attempt) => sendToRuntime(ctx, access, body, attempt)
+        send: (access, attempt, onRejected) => sendToRuntime(ctx, access, body, attempt, onRejected)
       })
       return isTask ? Effect.zipRight(ensureTaskSupport(ctx, input.agentProfile), exchange) : exchange
     })

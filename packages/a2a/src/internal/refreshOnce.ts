@@ -11,7 +11,7 @@ import * as Redacted from "effect/Redacted"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import type { CallContext } from "./callContext.js"
-import { RuntimeCredentialsRejected } from "./httpErrors.js"
+import type { HttpAnswer } from "./exchange.js"
 import { wasRejected } from "./sessionResolution.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
@@ -21,7 +21,8 @@ const sameToken = Redacted.getEquivalence(Equivalence.string)
 /** How many rejected tokens a session remembers. */
 const rememberedRejections = 16
 
-const isRejected = (u: unknown): u is RuntimeCredentialsRejected => u instanceof RuntimeCredentialsRejected
+/** What a call can fail with once `refreshOnce` is around its attempts. */
+type Failure<E> = E | RuntimeAccessCache.ResolveError | RuntimeAuthError
 
 /**
  * Steps 2–3 and 4 as `refreshOnce` runs them.
@@ -31,8 +32,15 @@ const isRejected = (u: unknown): u is RuntimeCredentialsRejected => u instanceof
 export interface Attempts<A, E> {
   /** Steps 2–3: a usable access; `fresh` skips the cache (the cached one was rejected). */
   readonly obtainAccess: (fresh: boolean) => Effect.Effect<Access, RuntimeAccessCache.ResolveError>
-  /** Step 4: one attempt with the given access; every attempt must send identical bytes. */
-  readonly send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeCredentialsRejected>
+  /**
+   * Step 4: one attempt with the given access; every attempt must send identical bytes. A 401/403 answer
+   * goes to `onRejected` (handed to the attempt, so no frame waits around it for a rejection).
+   */
+  readonly send: (
+    access: Access,
+    attempt: number,
+    onRejected: (answer: HttpAnswer) => Effect.Effect<A, Failure<E>>
+  ) => Effect.Effect<A, Failure<E>>
 }
 
 /** Remembers the rejected token and drops the cached access if it still holds it. */
@@ -62,21 +70,15 @@ const replace = (
 export const refreshOnce = <A, E>(
   ctx: CallContext,
   { obtainAccess, send }: Attempts<A, E>
-): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> => {
+): Effect.Effect<A, Failure<E>> => {
   const attempt = (first: Access) =>
-    send(first, 1).pipe(
-      Effect.catchIf(isRejected, () =>
-        Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
-          send(fresh, 2).pipe(
-            Effect.catchIf(isRejected, ({ answer }) =>
-              Effect.zipRight(
-                drop(ctx, fresh),
-                Effect.fail(
-                  new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status })
-                )
-              ))
-          )))
-    )
+    send(first, 1, () =>
+      Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
+        send(fresh, 2, (answer) =>
+          Effect.zipRight(
+            drop(ctx, fresh),
+            Effect.fail(new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status }))
+          ))))
   return Effect.flatMap(obtainAccess(false), (cached) =>
     // A token another call saw rejected since this call obtained it is not sent again.
     wasRejected(ctx.session, cached) ? Effect.flatMap(replace(ctx, obtainAccess, cached), attempt) : attempt(cached))

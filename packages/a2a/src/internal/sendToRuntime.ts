@@ -10,7 +10,7 @@ import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
 import type { RequestBody } from "./buildRequestBody.js"
 import { type CallContext, spanAttributes } from "./callContext.js"
-import { exchange, type ExchangeError, type HttpAnswer, joinUrl } from "./exchange.js"
+import { exchange, type ExchangeError, type HttpAnswer, joinUrl, type ResponseTooLarge } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
 import { traced } from "./spanned.js"
 
@@ -38,6 +38,15 @@ export const runtimeRequest = (
   return body === undefined ? request : HttpClientRequest.bodyUint8Array(request, body, A2AProtocol.mediaType)
 }
 
+/** An answer over `maxResponseBytes`, as the runtime's: an `InvalidA2AResponseError`, rule `response-too-large`. */
+const tooLarge = (refused: ResponseTooLarge) =>
+  new InvalidA2AResponseError({
+    url: refused.url,
+    status: refused.status,
+    rule: "response-too-large",
+    reason: refused.reason
+  })
+
 /**
  * One exchange with the runtime, its answer handed to `then`; an answer over `maxResponseBytes` is an
  * `InvalidA2AResponseError` with rule `response-too-large`.
@@ -51,32 +60,27 @@ export const runtimeExchange = <A, E>(
   carriesMessage: boolean,
   then: (answer: HttpAnswer) => Effect.Effect<A, E>
 ): Effect.Effect<A, E | ExchangeError | InvalidA2AResponseError> =>
-  // One frame for both ways out while the exchange runs (`catchTag` and then `flatMap` would keep two).
-  Effect.matchEffect(
-    exchange(call.client, call, step, request, { maxResponseBytes: call.maxResponseBytes, carriesMessage }),
-    {
-      onFailure: (error): Effect.Effect<never, ExchangeError | InvalidA2AResponseError> =>
-        error._tag === "ResponseTooLarge"
-          ? Effect.fail(
-            new InvalidA2AResponseError({
-              url: error.url,
-              status: error.status,
-              rule: "response-too-large",
-              reason: error.reason
-            })
-          )
-          : Effect.fail(error),
-      onSuccess: then
-    }
-  )
+  exchange(call.client, call, step, request, { maxResponseBytes: call.maxResponseBytes, carriesMessage, tooLarge }, then)
 
-/** @internal */
-export const sendToRuntime = (
+/**
+ * How a send's answer can fail (a rejection aside).
+ *
+ * @internal
+ */
+export type SendAnswerError = ExchangeError | InvalidA2AResponseError | ReturnType<typeof messageError>
+
+/**
+ * The message's bytes to the runtime; a 401/403 answer goes to `onRejected` (step 5's refresh).
+ *
+ * @internal
+ */
+export const sendToRuntime = <A, E>(
   call: CallContext,
   access: RuntimeAccessCache.CachedRuntimeAccess,
   body: RequestBody,
-  attempt: number
-) =>
+  attempt: number,
+  onRejected: (answer: HttpAnswer) => Effect.Effect<A, E>
+): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task | A, SendAnswerError | E> =>
   Effect.suspend(() => {
     // Stryker disable next-line StringLiteral: equivalent for "POST" only (compared with "GET"); the path's mutant is killed by rules.wire
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
@@ -84,6 +88,7 @@ export const sendToRuntime = (
     return runtimeExchange(call, "send-message", request, true, (answer) =>
       checkRuntimeAnswer(
         answer,
+        onRejected,
         (answer) => messageError(answer),
         (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
       ))

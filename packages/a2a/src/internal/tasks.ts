@@ -49,9 +49,9 @@ const taskCall = <A, E extends TaskError>(
   })
 
 const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: boolean) =>
-  refreshOnce(call, {
+  refreshOnce<A2AProtocol.Task, TaskError>(call, {
     obtainAccess: (fresh) => obtainAccess(call, fresh),
-    send: (access, attempt) =>
+    send: (access, attempt, onRejected) =>
       Effect.gen(function*() {
         yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
         yield* enterStep(call, step)
@@ -63,6 +63,7 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
         const task = yield* runtimeExchange(call, step, request, false, (answer) =>
           checkRuntimeAnswer(
             answer,
+            onRejected,
             (answer) => taskError(taskId, answer),
             (answer) => decodeTaskAnswer(call, answer)
           ))
