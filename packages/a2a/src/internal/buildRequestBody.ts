@@ -3,7 +3,7 @@
  * No I/O: bad input fails here and nothing is sent.
  */
 import * as Effect from "effect/Effect"
-import * as Random from "effect/Random"
+import * as Either from "effect/Either"
 import type { SendA2AMessageInput } from "../A2AClient.js"
 import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
@@ -48,85 +48,102 @@ export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputEr
 
 const hex = (n: number) => n.toString(16).padStart(2, "0")
 
+/** A UUID v4 from three draws (each a double in [0, 1), 48 random bits apiece; 16 bytes in all). */
+const uuidOf = (draws: ReadonlyArray<number>): string => {
+  const bytes: Array<number> = []
+  for (const draw of draws) {
+    let bits = Math.floor(draw * 2 ** 48)
+    for (let i = 0; i < 6 && bytes.length < 16; i++) {
+      const byte = bits % 256
+      bits = Math.floor(bits / 256)
+      // Version 4 in byte 6, RFC 4122 variant in byte 8.
+      const index = bytes.length
+      bytes.push(index === 6 ? (byte & 0x0f) | 0x40 : index === 8 ? (byte & 0x3f) | 0x80 : byte)
+    }
+  }
+  const h = bytes.map(hex).join("")
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
+}
+
 /**
  * A random UUID v4 from Effect's `Random` service, so a test can seed it.
  *
  * @internal
  */
-export const randomUuidV4: Effect.Effect<string> = Effect.map(
-  Effect.all([Random.next, Random.next, Random.next]),
-  (draws) => {
-    // 48 random bits from each draw (a double in [0, 1)), 16 bytes in all.
-    const bytes: Array<number> = []
-    for (const draw of draws) {
-      let bits = Math.floor(draw * 2 ** 48)
-      for (let i = 0; i < 6 && bytes.length < 16; i++) {
-        const byte = bits % 256
-        bits = Math.floor(bits / 256)
-        // Version 4 in byte 6, RFC 4122 variant in byte 8.
-        const index = bytes.length
-        bytes.push(index === 6 ? (byte & 0x0f) | 0x40 : index === 8 ? (byte & 0x3f) | 0x80 : byte)
-      }
-    }
-    const h = bytes.map(hex).join("")
-    return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`
-  }
+export const randomUuidV4: Effect.Effect<string> = Effect.randomWith((random) =>
+  Effect.flatMap(
+    random.next,
+    (a) => Effect.flatMap(random.next, (b) => Effect.map(random.next, (c) => uuidOf([a, b, c])))
+  )
 )
 
-const resolveMessageId = (messageId: string | undefined): Effect.Effect<string, A2AInputError> => {
-  if (messageId === undefined) return Effect.map(randomUuidV4, (uuid) => `msg-${uuid}`)
+type Checked<A> = Either.Either<A, A2AInputError>
+
+const checkMessageId = (messageId: string): Checked<string> => {
   // Stryker disable next-line StringLiteral: equivalent: any fallback with a space or a '!' fails the same pattern
   const id = typeof messageId === "string" ? messageId.trim() : ""
   return messageIdPattern.test(id)
-    ? Effect.succeed(id)
-    : Effect.fail(
+    ? Either.right(id)
+    : Either.left(
       inputError("messageId", `must match ^[A-Za-z0-9._:-]{1,128}$ after trimming (got ${JSON.stringify(messageId)})`)
     )
 }
 
-const resolveResponseKind = (
-  kind: string | undefined
-): Effect.Effect<A2AProtocol.ResponseKind, A2AInputError> =>
+const checkResponseKind = (kind: string | undefined): Checked<A2AProtocol.ResponseKind> =>
   kind === undefined || kind === "message"
-    ? Effect.succeed("message")
+    ? Either.right("message")
     : kind === "task"
-    ? Effect.succeed("task")
-    : Effect.fail(inputError("responseKind", `must be "message" or "task" (got ${JSON.stringify(kind)})`))
+    ? Either.right("task")
+    : Either.left(inputError("responseKind", `must be "message" or "task" (got ${JSON.stringify(kind)})`))
 
 /**
  * A follow-up turn is a Task-mode send (SPEC §7, §9): a `taskId` needs an explicit `responseKind: "task"`.
  */
-const resolveTaskId = (
+const checkTaskId = (
   taskId: string | undefined,
   responseKind: A2AProtocol.ResponseKind
-): Effect.Effect<string | undefined, A2AInputError> => {
-  if (taskId === undefined) return Effect.succeed(undefined)
+): Checked<string | undefined> => {
+  if (taskId === undefined) return Either.right(undefined)
   const id = typeof taskId === "string" ? taskId.trim() : ""
-  if (id === "") return Effect.fail(inputError("taskId", `must not be blank (got ${JSON.stringify(taskId)})`))
+  if (id === "") return Either.left(inputError("taskId", `must not be blank (got ${JSON.stringify(taskId)})`))
   return responseKind === "task"
-    ? Effect.succeed(id)
-    : Effect.fail(
+    ? Either.right(id)
+    : Either.left(
       inputError("taskId", "a follow-up turn for a Task is a Task-mode send: give responseKind: \"task\" with it")
     )
 }
 
-const resolveReferenceTaskIds = (
+const checkReferenceTaskIds = (
   ids: ReadonlyArray<string> | undefined
-): Effect.Effect<ReadonlyArray<string> | undefined, A2AInputError> => {
-  if (ids === undefined) return Effect.succeed(undefined)
-  if (!Array.isArray(ids)) return Effect.fail(inputError("referenceTaskIds", "must be a list of Task ids"))
+): Checked<ReadonlyArray<string> | undefined> => {
+  if (ids === undefined) return Either.right(undefined)
+  if (!Array.isArray(ids)) return Either.left(inputError("referenceTaskIds", "must be a list of Task ids"))
   const blank = ids.findIndex((id) => typeof id !== "string" || id.trim() === "")
   return blank === -1
-    ? Effect.succeed(ids)
-    : Effect.fail(inputError("referenceTaskIds", `must not hold a blank Task id (at index ${blank})`))
+    ? Either.right(ids)
+    : Either.left(inputError("referenceTaskIds", `must not hold a blank Task id (at index ${blank})`))
 }
 
-const resolveRepairAttempts = (attempts: number | undefined): Effect.Effect<number, A2AInputError> =>
+const checkRepairAttempts = (attempts: number | undefined): Checked<number> =>
   attempts === undefined
-    ? Effect.succeed(3)
+    ? Either.right(3)
     : Number.isInteger(attempts) && attempts >= 1
-    ? Effect.succeed(attempts)
-    : Effect.fail(inputError("jsonRepairAttempts", `must be an integer ≥ 1 (got ${String(attempts)})`))
+    ? Either.right(attempts)
+    : Either.left(inputError("jsonRepairAttempts", `must be an integer ≥ 1 (got ${String(attempts)})`))
+
+/** The input's fields that need no effect to check, in the order their errors are reported. */
+const checkFields = (input: SendA2AMessageInput) => {
+  if (typeof input.message !== "string" || input.message.trim() === "") {
+    return Either.left(inputError("message", "must not be blank"))
+  }
+  return Either.flatMap(checkResponseKind(input.responseKind), (responseKind) =>
+    Either.all({
+      responseKind: Either.right(responseKind),
+      taskId: checkTaskId(input.taskId, responseKind),
+      referenceTaskIds: checkReferenceTaskIds(input.referenceTaskIds),
+      jsonRepairAttempts: checkRepairAttempts(input.jsonRepairAttempts)
+    }))
+}
 
 const attachmentPart = (attachment: Attachment.Attachment) =>
   Effect.gen(function*() {
@@ -135,55 +152,66 @@ const attachmentPart = (attachment: Attachment.Attachment) =>
     return { raw: encodeBase64(attachment.bytes), filename: attachment.filename, mediaType }
   })
 
+type FilePart = Effect.Effect.Success<ReturnType<typeof attachmentPart>>
+
+const noParts: ReadonlyArray<FilePart> = []
+
 /**
  * Validates the input and builds the body of SPEC §2 as bytes. `agentSessionUid` must already be validated.
+ * The fields are checked in order (the first bad one is the error): the message, `responseKind`, `taskId`,
+ * `referenceTaskIds`, `jsonRepairAttempts`, the attachments, `messageId`.
  *
  * @internal
  */
-export const buildRequestBody = (agentSessionUid: string, input: SendA2AMessageInput) =>
-  Effect.gen(function*() {
-    if (typeof input.message !== "string" || input.message.trim() === "") {
-      return yield* Effect.fail(inputError("message", "must not be blank"))
-    }
-    const responseKind = yield* resolveResponseKind(input.responseKind)
-    const taskId = yield* resolveTaskId(input.taskId, responseKind)
-    const referenceTaskIds = yield* resolveReferenceTaskIds(input.referenceTaskIds)
-    const jsonRepairAttempts = yield* resolveRepairAttempts(input.jsonRepairAttempts)
-    const attachments = yield* Effect.forEach(input.attachments ?? [], attachmentPart)
-    const messageId = yield* resolveMessageId(input.messageId)
-    yield* annotateTraced(() => ({ "a2a.session_uid": agentSessionUid, "a2a.message_id": messageId }))
-    const strict = input.strictDictionary === true
-    const body = {
-      message: {
-        messageId,
-        role: "ROLE_USER",
-        contextId: agentSessionUid,
-        // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
-        ...(taskId === undefined ? {} : { taskId }),
-        // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
-        ...(referenceTaskIds === undefined ? {} : { referenceTaskIds }),
-        parts: [{ text: input.message }, ...attachments]
-      },
-      configuration: {
-        acceptedOutputModes: [strict ? "application/json" : "text/plain"],
-        responseKind
-      },
-      ...(strict
-        ? {
-          metadata: {
-            [A2AProtocol.outputContractExtensionUri]: {
-              response_format: { type: "dictionary", strict: true },
-              jsonRepairAttempts
+export const buildRequestBody = (
+  agentSessionUid: string,
+  input: SendA2AMessageInput
+): Effect.Effect<RequestBody, A2AInputError> =>
+  Effect.suspend((): Effect.Effect<RequestBody, A2AInputError> => {
+    const fields = checkFields(input)
+    if (Either.isLeft(fields)) return Effect.fail(fields.left)
+    const { jsonRepairAttempts, referenceTaskIds, responseKind, taskId } = fields.right
+    const attachments: Effect.Effect<ReadonlyArray<FilePart>, A2AInputError> =
+      input.attachments === undefined || input.attachments.length === 0
+        ? Effect.succeed(noParts)
+        : Effect.forEach(input.attachments, attachmentPart)
+    return Effect.flatMap(attachments, (parts) => {
+      const messageId = input.messageId === undefined
+        ? Effect.map(randomUuidV4, (uuid) => `msg-${uuid}`)
+        : checkMessageId(input.messageId)
+      return Effect.flatMap(messageId, (messageId) => {
+        const strict = input.strictDictionary === true
+        const body = {
+          message: {
+            messageId,
+            role: "ROLE_USER",
+            contextId: agentSessionUid,
+            // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
+            ...(taskId === undefined ? {} : { taskId }),
+            // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
+            ...(referenceTaskIds === undefined ? {} : { referenceTaskIds }),
+            parts: [{ text: input.message }, ...parts]
+          },
+          configuration: {
+            acceptedOutputModes: [strict ? "application/json" : "text/plain"],
+            responseKind
+          },
+          ...(strict
+            ? {
+              metadata: {
+                [A2AProtocol.outputContractExtensionUri]: {
+                  response_format: { type: "dictionary", strict: true },
+                  jsonRepairAttempts
+                }
+              }
             }
-          }
+            : {})
         }
-        : {})
-    }
-    const result: RequestBody = {
-      messageId,
-      responseKind,
-      taskId,
-      bytes: utf8.encode(JSON.stringify(body))
-    }
-    return result
+        const built: RequestBody = { messageId, responseKind, taskId, bytes: utf8.encode(JSON.stringify(body)) }
+        return Effect.as(
+          annotateTraced(() => ({ "a2a.session_uid": agentSessionUid, "a2a.message_id": messageId })),
+          built
+        )
+      })
+    })
   }).pipe((build) => traced(build, "a2a.buildRequestBody"))

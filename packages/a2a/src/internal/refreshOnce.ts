@@ -72,13 +72,17 @@ export const refreshOnce = <A, E>(
   { obtainAccess, send }: Attempts<A, E>
 ): Effect.Effect<A, Failure<E>> => {
   const attempt = (first: Access) =>
-    send(first, 1, () =>
-      Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
-        send(fresh, 2, (answer) =>
-          Effect.zipRight(
-            drop(ctx, fresh),
-            Effect.fail(new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status }))
-          ))))
+    send(
+      first,
+      1,
+      () =>
+        Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
+          send(fresh, 2, (answer) =>
+            Effect.zipRight(
+              drop(ctx, fresh),
+              Effect.fail(new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status }))
+            )))
+    )
   return Effect.flatMap(obtainAccess(false), (cached) =>
     // A token another call saw rejected since this call obtained it is not sent again.
     wasRejected(ctx.session, cached) ? Effect.flatMap(replace(ctx, obtainAccess, cached), attempt) : attempt(cached))

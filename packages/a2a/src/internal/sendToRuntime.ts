@@ -60,7 +60,14 @@ export const runtimeExchange = <A, E>(
   carriesMessage: boolean,
   then: (answer: HttpAnswer) => Effect.Effect<A, E>
 ): Effect.Effect<A, E | ExchangeError | InvalidA2AResponseError> =>
-  exchange(call.client, call, step, request, { maxResponseBytes: call.maxResponseBytes, carriesMessage, tooLarge }, then)
+  exchange(
+    call.client,
+    call,
+    step,
+    request,
+    { maxResponseBytes: call.maxResponseBytes, carriesMessage, tooLarge },
+    then
+  )
 
 /**
  * How a send's answer can fail (a rejection aside).

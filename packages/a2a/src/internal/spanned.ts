@@ -67,12 +67,19 @@ export const untraced = (fiber: Fiber.RuntimeFiber<unknown, unknown>): boolean =
 
 const hexDigits = "0123456789abcdef"
 
-/** `length` random hex digits as one flat string (the built-in tracer's ids are a rope of one string per digit). */
+/**
+ * `length` random hex digits as one flat string (the built-in tracer's ids are a rope of one string per digit),
+ * from one draw of the platform's cryptographic random source.
+ */
 const randomHex = (length: number): string => {
-  // Stryker disable next-line ArrayDeclaration: equivalent: the array is filled to the same length either way
-  const digits = new Array<string>(length)
-  for (let i = 0; i < length; i++) digits[i] = hexDigits.charAt(Math.floor(Math.random() * 16))
-  return digits.join("")
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(length / 2))
+  const codes = new Array<number>(length)
+  for (let i = 0; i < bytes.length; i++) {
+    const byte = bytes[i] ?? 0
+    codes[2 * i] = hexDigits.charCodeAt(byte >> 4)
+    codes[2 * i + 1] = hexDigits.charCodeAt(byte & 15)
+  }
+  return String.fromCharCode(...codes)
 }
 
 /**
