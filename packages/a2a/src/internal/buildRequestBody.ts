@@ -167,7 +167,7 @@ export const buildRequestBody = (
   agentSessionUid: string,
   input: SendA2AMessageInput
 ): Effect.Effect<RequestBody, A2AInputError> =>
-  Effect.suspend((): Effect.Effect<RequestBody, A2AInputError> => {
+  traced("a2a.buildRequestBody", (): Effect.Effect<RequestBody, A2AInputError> => {
     const fields = checkFields(input)
     if (Either.isLeft(fields)) return Effect.fail(fields.left)
     const { jsonRepairAttempts, referenceTaskIds, responseKind, taskId } = fields.right
@@ -214,4 +214,4 @@ export const buildRequestBody = (
         )
       })
     })
-  }).pipe((build) => traced(build, "a2a.buildRequestBody"))
+  })

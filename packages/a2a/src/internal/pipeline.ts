@@ -22,32 +22,33 @@ export const sendMessage = (
   agentSessionUid: string,
   input: SendA2AMessageInput
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> =>
-  // The preparation returns the call, which then runs in its place: nothing of the preparation waits on the
-  // fiber's stack while the call is in flight.
-  Effect.flatten(Effect.gen(function*() {
-    yield* env.ready
-    const uid = yield* validateSessionUid(agentSessionUid)
-    const budget = yield* Timeout.toBudget(input.timeout)
-    // 1. the exact bytes of the request
-    const body = yield* buildRequestBody(uid, input)
-    yield* annotateTraced(() => ({ "a2a.session_uid": uid, "a2a.message_id": body.messageId }))
-    yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
-    const isTask = body.responseKind === "task"
-    return withinCallBudget(env, {
-      agentSessionUid: uid,
-      messageId: body.messageId,
-      taskId: body.taskId,
-      budget,
-      // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
-      step: isTask ? "discover-agent" : "resolve-runtime-access"
-    }, (ctx) => {
-      // 5. one refresh on a runtime 401/403, around:
-      const exchange = refreshOnce<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError>(ctx, {
-        // 2–3. a cached access, else the session's one resolution (and wait while transient)
-        obtainAccess: (fresh) => obtainAccess(ctx, fresh),
-        // 4. the bytes to the runtime
-        send: (access, attempt, onRejected) => sendToRuntime(ctx, access, body, attempt, onRejected)
+  traced("a2a.sendA2AMessage", () =>
+    // The preparation returns the call, which then runs in its place: nothing of the preparation waits on the
+    // fiber's stack while the call is in flight.
+    Effect.flatten(Effect.gen(function*() {
+      yield* env.ready
+      const uid = yield* validateSessionUid(agentSessionUid)
+      const budget = yield* Timeout.toBudget(input.timeout)
+      // 1. the exact bytes of the request
+      const body = yield* buildRequestBody(uid, input)
+      yield* annotateTraced(() => ({ "a2a.session_uid": uid, "a2a.message_id": body.messageId }))
+      yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
+      const isTask = body.responseKind === "task"
+      return withinCallBudget(env, {
+        agentSessionUid: uid,
+        messageId: body.messageId,
+        taskId: body.taskId,
+        budget,
+        // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
+        step: isTask ? "discover-agent" : "resolve-runtime-access"
+      }, (ctx) => {
+        // 5. one refresh on a runtime 401/403, around:
+        const exchange = refreshOnce<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError>(ctx, {
+          // 2–3. a cached access, else the session's one resolution (and wait while transient)
+          obtainAccess: (fresh) => obtainAccess(ctx, fresh),
+          // 4. the bytes to the runtime
+          send: (access, attempt, onRejected) => sendToRuntime(ctx, access, body, attempt, onRejected)
+        })
+        return isTask ? Effect.zipRight(ensureTaskSupport(ctx, input.agentProfile), exchange) : exchange
       })
-      return isTask ? Effect.zipRight(ensureTaskSupport(ctx, input.agentProfile), exchange) : exchange
-    })
-  })).pipe((send) => traced(send, "a2a.sendA2AMessage"))
+    })))

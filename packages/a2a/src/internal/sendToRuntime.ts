@@ -3,7 +3,7 @@
  * answer read under the phase limits, then validated.
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import * as Effect from "effect/Effect"
+import type * as Effect from "effect/Effect"
 import { type A2AStep, InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
@@ -88,7 +88,7 @@ export const sendToRuntime = <A, E>(
   attempt: number,
   onRejected: (answer: HttpAnswer) => Effect.Effect<A, E>
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task | A, SendAnswerError | E> =>
-  Effect.suspend(() => {
+  traced("a2a.sendToRuntime", () => {
     // Stryker disable next-line StringLiteral: equivalent for "POST" only (compared with "GET"); the path's mutant is killed by rules.wire
     const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
     call.step = "send-message"
@@ -99,4 +99,4 @@ export const sendToRuntime = <A, E>(
         (answer) => messageError(answer),
         (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
       ))
-  }).pipe((send) => traced(send, "a2a.sendToRuntime", () => spanAttributes(call, attempt)))
+  }, () => spanAttributes(call, attempt))

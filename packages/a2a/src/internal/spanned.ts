@@ -107,17 +107,16 @@ export const untracedTraceContext = (fiber: Fiber.RuntimeFiber<unknown, unknown>
  * {@link spanned} when a tracer is installed; with Effect's built-in tracer, whose spans nobody records, the
  * effect itself (a warm send made three spans nobody could see: docs/BENCHMARKS.md). For the steps whose
  * span only a tracer shows; the exchange's span is always made, its trace context goes out on the request.
+ * The effect is made when it runs (`make`): a call in flight keeps this step's closure, not its effects.
  *
  * @internal
  */
 export const traced = <A, E, R>(
-  effect: Effect.Effect<A, E, R>,
   name: string,
+  make: () => Effect.Effect<A, E, R>,
   attributes?: () => Record<string, unknown>
 ): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) =>
-    untraced(fiber) ? effect : spanned(name, { attributes: attributes?.() }, () => effect)
-  )
+  Effect.withFiberRuntime((fiber) => untraced(fiber) ? make() : spanned(name, { attributes: attributes?.() }, make))
 
 /**
  * Annotates the current span, a {@link traced} one, when a tracer is installed (without one, the current
