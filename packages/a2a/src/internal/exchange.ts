@@ -207,7 +207,6 @@ export const exchange = <A, E, TooLarge>(
  * awaited; the layer calls it synchronously (from undici's callbacks on Node), hence the clock read in place.
  */
 class Exchange<TooLarge> implements ConnectPhase {
-  readonly limit: Option.Option<Duration.Duration>
   private readonly sentBefore: boolean
   private readonly maxResponseBytes: number
   private readonly shared: boolean
@@ -220,7 +219,6 @@ class Exchange<TooLarge> implements ConnectPhase {
   private readonly deadline: PhaseDeadline
   private headArrived = false
   private span: Tracer.Span | undefined = undefined
-  private outgoing: HttpClientRequest.HttpClientRequest
   // The fiber refs the exchange sets for its head, as they were before; `undefined` when a client that takes
   // the phase directly has it (none set then).
   private tracerDisabledWhen: Predicate.Predicate<HttpClientRequest.HttpClientRequest> | undefined = undefined
@@ -232,7 +230,7 @@ class Exchange<TooLarge> implements ConnectPhase {
     private readonly client: HttpClient.HttpClient,
     private readonly call: Call,
     private readonly step: A2AStep,
-    private readonly request: HttpClientRequest.HttpClientRequest,
+    private request: HttpClientRequest.HttpClientRequest,
     options: Parameters<typeof exchange<unknown, unknown, TooLarge>>[4],
     private readonly clock: Clock.Clock
   ) {
@@ -242,16 +240,19 @@ class Exchange<TooLarge> implements ConnectPhase {
     this.shared = options.shared === true
     this.tooLarge = options.tooLarge
     const { connect, read } = call.budget
-    this.limit = Option.fromNullable(connect)
     // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
     const timed = connect !== undefined && read !== undefined
     this.timed = timed
     this.readMillis = timed ? Duration.toMillis(read) : 0
     this.deadline = this.shared ? new PhaseDeadline() : call.phase
-    this.outgoing = request
     if (timed) {
       this.deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + this.readMillis, "response-head")
     }
+  }
+
+  /** The connect limit, read once or twice by the HTTP layer: made then, not kept while the request waits. */
+  get limit(): Option.Option<Duration.Duration> {
+    return Option.fromNullable(this.call.budget.connect)
   }
 
   onConnected(): void {
@@ -292,7 +293,8 @@ class Exchange<TooLarge> implements ConnectPhase {
       if (
         inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
       ) {
-        this.outgoing = HttpClientRequest.setHeaders(this.request, trace)
+        // The request with its trace context is the one kept (its method and URL are the errors' and the answer's).
+        this.request = HttpClientRequest.setHeaders(this.request, trace)
       }
       return Effect.matchEffect(Effect.suspend(() => this.execute()), {
         onFailure: (error) => Effect.zipRight(this.leave(), this.failed(error, this.step)),
@@ -303,7 +305,7 @@ class Exchange<TooLarge> implements ConnectPhase {
   // Built when it runs: the frame waiting for the head keeps no effect of it alive.
   private execute(): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> {
     // The Node layer's client takes this exchange as its connect phase, and makes no span of its own.
-    if (isPhaseAware(this.client)) return this.client[PhaseAwareTypeId](this.outgoing, this)
+    if (isPhaseAware(this.client)) return this.client[PhaseAwareTypeId](this.request, this)
     // Any other client sees the phase in a fiber ref. The platform's own client span would end holding the
     // raw request and response (headers with the bearer token, unredacted once serialised outside a fiber):
     // off during this exchange, whose own span is propagated instead. Both refs are set back when the head
@@ -316,7 +318,7 @@ class Exchange<TooLarge> implements ConnectPhase {
           FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
           FiberRef.set(currentConnectPhase, this)
         ),
-        this.client.execute(this.outgoing)
+        this.client.execute(this.request)
       )
     })
   }
