@@ -99,7 +99,14 @@ describe("exchange: phase limits", () => {
       const answering = HttpClient.make((request) => Effect.succeed(jsonResponse(request, 200, { ok: true })))
       const polling = Effect.forever(
         Effect.zipRight(
-          exchange(answering, call, "get-task", request, { maxResponseBytes: 1024, tooLarge: tooLargeDies }, Effect.succeed),
+          exchange(
+            answering,
+            call,
+            "get-task",
+            request,
+            { maxResponseBytes: 1024, tooLarge: tooLargeDies },
+            Effect.succeed
+          ),
           Effect.sleep("1500 millis")
         )
       )
