@@ -125,6 +125,16 @@ describe("rules: the span regions (spanned.ts)", () => {
       }
       const [root] = named(spans, "a2a.sendA2AMessage")
       expect(root?.status._tag === "Ended" && root.status.exit._tag).toBe("Failure")
+      // Each exchange itself succeeded (a 401 came back): its span ends before its answer is judged.
+      const sends = named(spans, "a2a.http POST").filter((span) => span.attributes.get("a2a.step") === "send-message")
+      expect(sends.map((span) => [
+        span.attributes.get("http.response.status_code"),
+        span.status._tag === "Ended" && span.status.exit._tag
+      ])).toEqual([[401, "Success"], [401, "Success"]])
+      expect(ended.slice(1).map((span) => span.status._tag === "Ended" && span.status.exit._tag)).toEqual([
+        "Failure",
+        "Failure"
+      ])
     }).pipe(Effect.provide(simulated({ sessions: [session({ token: { rejectFirstSends: 2 } })] }))))
 })
 
