@@ -5,10 +5,17 @@ import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
 import * as TestClock from "effect/TestClock"
 import { A2AInputError } from "../src/A2AError.js"
 import { withinBudget } from "../src/internal/budget.js"
 import { makeCall } from "../src/internal/callContext.js"
+import {
+  type ConnectPhase,
+  currentConnectPhase,
+  noConnectPhase,
+  PhaseAwareTypeId
+} from "../src/internal/connectTimeout.js"
 import { exchange, type ResponseTooLarge } from "../src/internal/exchange.js"
 import type * as Timeout from "../src/Timeout.js"
 import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
@@ -113,6 +120,70 @@ describe("exchange: phase limits", () => {
       const { error, millis } = yield* failFor(withinBudget(call, polling), "5 minutes")
       expect(error).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 100, step: "get-task" })
       expect(millis).toBe(100_000)
+    }))
+})
+
+// What passes between an exchange and the HTTP layer for the head: a client that takes the phase directly (the
+// Node layer's) is handed it and no fiber ref is set; any other sees it in the fiber's refs, set back after the
+// head. A step of the call between two exchanges (a custom cache, say) sees the refs as they were.
+describe("exchange: the connect phase handed to the HTTP layer", () => {
+  type Seen = readonly [
+    label: string,
+    phase: string,
+    disabledWhen: (request: HttpClientRequest.HttpClientRequest) => boolean
+  ]
+  const phased: Timeout.Budget = {
+    total: Duration.seconds(100),
+    connect: Duration.seconds(1),
+    read: Duration.seconds(2),
+    totalSeconds: 100
+  }
+  const request = HttpClientRequest.get("https://runtime.example/api/a2a/v1/tasks/t-1")
+  const seen = (label: string, log: Array<Seen>) =>
+    Effect.withFiberRuntime((fiber) => {
+      const phase = fiber.getFiberRef(currentConnectPhase) === noConnectPhase ? "none" : "exchange"
+      log.push([label, phase, fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)])
+      return Effect.void
+    })
+
+  it.effect("a generic client sees it in the fiber's refs, set back after the head; a client that takes it, none set", () =>
+    Effect.gen(function*() {
+      const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: phased, step: "get-task" })
+      const before = yield* FiberRef.get(HttpClient.currentTracerDisabledWhen)
+      const log: Array<Seen> = []
+      const generic = HttpClient.make((request) =>
+        Effect.as(seen("generic, head", log), jsonResponse(request, 200, { ok: true }))
+      )
+      const handed: Array<string> = []
+      const direct = Object.assign(
+        HttpClient.make(() => Effect.die("the direct way in is taken, not execute")),
+        {
+          [PhaseAwareTypeId]: (request: HttpClientRequest.HttpClientRequest, phase: ConnectPhase) => {
+            handed.push(phase === noConnectPhase ? "none" : "exchange")
+            return Effect.as(seen("direct, head", log), jsonResponse(request, 200, { ok: true }))
+          }
+        }
+      )
+      for (const client of [generic, direct]) {
+        yield* exchange(
+          client,
+          call,
+          "get-task",
+          request,
+          { maxResponseBytes: 1024, tooLarge: tooLargeDies },
+          (answer) => Effect.as(seen("after", log), answer)
+        )
+      }
+      expect(log.map(([label, phase]) => [label, phase])).toEqual([
+        ["generic, head", "exchange"],
+        ["after", "none"],
+        ["direct, head", "none"],
+        ["after", "none"]
+      ])
+      // The platform's own span is off for the generic client's head only; the ref is the same one after.
+      expect(log[0]?.[2](request)).toBe(true)
+      expect(log.slice(1).map(([, , disabledWhen]) => disabledWhen === before)).toEqual([true, true, true])
+      expect(handed).toEqual(["exchange"])
     }))
 })
 

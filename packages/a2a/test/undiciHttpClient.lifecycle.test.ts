@@ -17,6 +17,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as FsSync from "node:fs"
@@ -28,7 +29,13 @@ import * as Path from "node:path"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
 import { PhaseDeadline } from "../src/internal/callContext.js"
-import { type ConnectPhase, currentConnectPhase } from "../src/internal/connectTimeout.js"
+import {
+  type ConnectPhase,
+  currentConnectPhase,
+  isPhaseAware,
+  noConnectPhase,
+  PhaseAwareTypeId
+} from "../src/internal/connectTimeout.js"
 import { direct, ProxyRefused } from "../src/internal/proxy.js"
 import { type ChunkSource, ChunkSourceTypeId } from "../src/internal/responseChunks.js"
 import * as UndiciHttpClient from "../src/internal/undiciHttpClient.js"
@@ -492,5 +499,34 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       )
       expect(isConnectTimeout(short)).toBe(true)
       yield* Fiber.interrupt(long)
+    }))
+
+  it.scopedLive("handed a phase directly (an exchange's), the client applies its limit and says it connected to it", () =>
+    Effect.gen(function*() {
+      const port = yield* silentServer
+      const { url } = yield* serve((_req, res) => res.end("ok"))
+      const http = yield* UndiciHttpClient.make(yield* agent, direct)
+      expect(isPhaseAware(http)).toBe(true)
+      if (!isPhaseAware(http)) return
+      const connected: Array<string> = []
+      const phase = (name: string, millis: number): ConnectPhase => ({
+        limit: Option.some(Duration.millis(millis)),
+        onConnected: () => connected.push(name),
+        takeAbort: () => false
+      })
+      const answered = yield* Effect.flatMap(
+        http[PhaseAwareTypeId](HttpClientRequest.get(`${url}/ok`), phase("ok", 60_000)),
+        (r) => r.text
+      )
+      expect(answered).toBe("ok")
+      const stalled = yield* Effect.flip(
+        http[PhaseAwareTypeId](HttpClientRequest.get(`https://127.0.0.1:${port}/never`), phase("never", 100))
+      ).pipe(
+        Effect.timeout("5 seconds")
+      )
+      expect(isConnectTimeout(stalled)).toBe(true)
+      // The fiber's own phase is none of these: nothing was set on it.
+      expect(yield* FiberRef.get(currentConnectPhase)).toBe(noConnectPhase)
+      expect(connected).toEqual(["ok"])
     }))
 })

@@ -73,6 +73,7 @@ const hexDigits = "0123456789abcdef"
  */
 const randomHex = (length: number): string => {
   const bytes = globalThis.crypto.getRandomValues(new Uint8Array(length / 2))
+  // Stryker disable next-line ArrayDeclaration: equivalent: the array is filled to the same length either way
   const codes = new Array<number>(length)
   for (let i = 0; i < bytes.length; i++) {
     const byte = bytes[i] ?? 0
