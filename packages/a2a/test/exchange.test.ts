@@ -9,7 +9,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as TestClock from "effect/TestClock"
 import { A2AInputError } from "../src/A2AError.js"
 import { withinBudget } from "../src/internal/budget.js"
-import { makeCall } from "../src/internal/callContext.js"
+import { type Call, makeCall } from "../src/internal/callContext.js"
 import {
   type ConnectPhase,
   currentConnectPhase,
@@ -23,6 +23,14 @@ import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
 // No answer in these tests is over its limit.
 const tooLargeDies = (refused: ResponseTooLarge): never => {
   throw refused
+}
+
+// A total well past connect + read, so that the phase limits are what the tests see.
+const phased: Timeout.Budget = {
+  total: Duration.seconds(100),
+  connect: Duration.seconds(1),
+  read: Duration.seconds(2),
+  totalSeconds: 100
 }
 
 describe("exchange: phase limits", () => {
@@ -65,13 +73,9 @@ describe("exchange: phase limits", () => {
     }))
 
   // The call's one watchdog (withinBudget) enforces the exchange's phase limits.
-  const phased: Timeout.Budget = {
-    total: Duration.seconds(100),
-    connect: Duration.seconds(1),
-    read: Duration.seconds(2),
-    totalSeconds: 100
-  }
   const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
+  const answered = (client: HttpClient.HttpClient, call: Call) =>
+    exchange(client, call, "get-task", request, { maxResponseBytes: 1024, tooLarge: tooLargeDies }, Effect.succeed)
 
   it.effect("an exchange's phase limit ends with it: the call may then wait longer than read, up to its total", () =>
     Effect.gen(function*() {
@@ -81,14 +85,7 @@ describe("exchange: phase limits", () => {
         withinBudget(
           call,
           Effect.gen(function*() {
-            const answer = yield* exchange(
-              answering,
-              call,
-              "get-task",
-              request,
-              { maxResponseBytes: 1024, tooLarge: tooLargeDies },
-              Effect.succeed
-            )
+            const answer = yield* answered(answering, call)
             yield* Effect.sleep("10 seconds")
             return answer.status
           })
@@ -106,14 +103,7 @@ describe("exchange: phase limits", () => {
       const answering = HttpClient.make((request) => Effect.succeed(jsonResponse(request, 200, { ok: true })))
       const polling = Effect.forever(
         Effect.zipRight(
-          exchange(
-            answering,
-            call,
-            "get-task",
-            request,
-            { maxResponseBytes: 1024, tooLarge: tooLargeDies },
-            Effect.succeed
-          ),
+          answered(answering, call),
           Effect.sleep("1500 millis")
         )
       )
@@ -132,12 +122,6 @@ describe("exchange: the connect phase handed to the HTTP layer", () => {
     phase: string,
     disabledWhen: (request: HttpClientRequest.HttpClientRequest) => boolean
   ]
-  const phased: Timeout.Budget = {
-    total: Duration.seconds(100),
-    connect: Duration.seconds(1),
-    read: Duration.seconds(2),
-    totalSeconds: 100
-  }
   const request = HttpClientRequest.get("https://runtime.example/api/a2a/v1/tasks/t-1")
   const seen = (label: string, log: Array<Seen>) =>
     Effect.withFiberRuntime((fiber) => {

@@ -27,6 +27,14 @@ const onReferencePlatform = <A, E>(
     return yield* f(a2a, url)
   })
 
+/** A session whose runtime accepts the message and never answers (`id`: the last hex digit of its uids). */
+const stalledSession = (id: string) => ({
+  sessionUid: `0b2701a1-e777-4cfe-8437-b94025f000a${id}`,
+  agentUid: `5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5da${id}`,
+  serviceUid: `7bd86be3-d11a-4ad1-8fe2-9260ccdbcaa${id}`,
+  agent: { behaviour: { _tag: "Stall" as const } }
+})
+
 describe("node layer over real HTTP (reference platform, real clock)", () => {
   it.scopedLive("sends a message through undici", () =>
     onReferencePlatform((a2a) =>
@@ -51,12 +59,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
 
   it.scopedLive("[2, 0.4]: a runtime that accepts the message and never answers ends the call with the read limit", () =>
     Effect.gen(function*() {
-      const stalled = {
-        sessionUid: "0b2701a1-e777-4cfe-8437-b94025f000aa",
-        agentUid: "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5daa",
-        serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbcaaa",
-        agent: { behaviour: { _tag: "Stall" as const } }
-      }
+      const stalled = stalledSession("a")
       const { url } = yield* serveReferencePlatform({ port: 0, sessions: [stalled] })
       const a2a = yield* Effect.provide(
         A2AClient.A2AClient,
@@ -77,12 +80,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
 
   it.scopedLive("handed its phase directly or, wrapped by the user, through the fiber: read counts from the connection", () =>
     Effect.gen(function*() {
-      const stalled = {
-        sessionUid: "0b2701a1-e777-4cfe-8437-b94025f000ab",
-        agentUid: "5c1d7e2a-3b4f-4a6c-9d8e-1f2a3b4c5dab",
-        serviceUid: "7bd86be3-d11a-4ad1-8fe2-9260ccdbcaab",
-        agent: { behaviour: { _tag: "Stall" as const } }
-      }
+      const stalled = stalledSession("b")
       const { url } = yield* serveReferencePlatform({ port: 0, sessions: [stalled] })
       const options = { backendUrl: url, accessToken: demoUserAccessToken }
       // A client the user wraps is a new one, without the Node client's direct way in.
