@@ -3,7 +3,7 @@ import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as TestClock from "effect/TestClock"
-import { type Alarm, Alarms, longestSleepMillis, makeAlarm, makeAlarmsByClock } from "../src/internal/alarms.js"
+import { type Alarm, Alarms, longestSleepMillis, makeAlarmsByClock } from "../src/internal/alarms.js"
 
 // The client's alarms (alarms.ts): one queue and one sleeping fiber per Clock for every call's deadline.
 // Each alarm must ring at its own time, in time order, however alarms are set, moved and cleared.
@@ -14,11 +14,14 @@ const onTestClock = (longestSleep = Number.POSITIVE_INFINITY) =>
     const sleepers = new Set<Fiber.RuntimeFiber<void>>()
     const alarms = new Alarms(clock, sleepers, longestSleep)
     const rang: Array<[string, number]> = []
-    const named = (name: string, ring?: (now: number) => void): Alarm =>
-      makeAlarm((now) => {
+    const named = (name: string, ring?: (now: number) => void): Alarm => ({
+      at: 0,
+      slot: -1,
+      ring: (now) => {
         rang.push([name, now])
         ring?.(now)
-      })
+      }
+    })
     return { alarms, sleepers, rang, named }
   })
 

@@ -31,9 +31,6 @@ export interface Alarm {
   readonly ring: (now: number) => void
 }
 
-/** @internal */
-export const makeAlarm = (ring: (now: number) => void): Alarm => ({ at: 0, slot: -1, ring })
-
 /**
  * The longest one sleep of the sleeper on the live clock, in milliseconds.
  *
