@@ -19,6 +19,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
+import { markNeverSuspends, neverSuspends } from "./internal/neverSuspends.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -122,8 +123,10 @@ export const fromAdmitted = (admitted: RuntimeAccess.Admitted): Effect.Effect<Ca
  * @since 0.1.0
  * @category constructors
  */
-export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
-  Effect.succeed(RuntimeAccessCache.of({
+export const make = (store: RuntimeAccessStore): Effect.Effect<Service> => Effect.sync(() => cacheOver(store))
+
+const cacheOver = (store: RuntimeAccessStore): Service => {
+  const cache = RuntimeAccessCache.of({
     get: (key) =>
       Effect.flatMap(
         store.get(key),
@@ -143,7 +146,9 @@ export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
         (now) => now < access.validUntilMillis ? store.set(key, access) : Effect.void
       ),
     invalidate: (key) => store.remove(key)
-  }))
+  })
+  return neverSuspends(store) ? markNeverSuspends(cache) : cache
+}
 
 /**
  * @since 0.2.0
@@ -202,7 +207,7 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
         if (now >= access.validUntilMillis) entries.delete(key)
       }
     }
-    return {
+    return markNeverSuspends({
       get: (key) =>
         Effect.clockWith((clock) =>
           Effect.sync(() => {
@@ -231,7 +236,7 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
         ),
       remove: (key) => Effect.sync(() => void entries.delete(key)),
       size: Effect.sync(() => entries.size)
-    }
+    })
   })
 
 /**

@@ -130,7 +130,7 @@ const boundedIn = <A, E, R>(
   end: (exit: Exit.Exit<A, E | Timeout>) => Exit.Exit<A, E | Timeout>
 ): Effect.Effect<A, E | Timeout, R> =>
   Effect.flatMap(Effect.fork(restore(effect)), (body) => {
-    const alarm = new BodyAlarm(body, call, phase, withTotal, call.alarms.of(clock))
+    const alarm = new BodyAlarm(body, true, call, phase, withTotal, call.alarms.of(clock))
     return Effect.zipRight(
       alarm.start(clock.unsafeCurrentTimeMillis()),
       Effect.matchCauseEffect(restore(exitOf(body)), {
@@ -157,8 +157,46 @@ const boundedIn = <A, E, R>(
     )
   })
 
+/**
+ * {@link boundedIn} on the caller's own fiber, for a body every wait of which hands its abort to the budget
+ * (`PhaseDeadline.takeAbort`: the Node layer's request head and chunks, the session's resolution). The alarm
+ * ends such a body by ending the wait under way, and each one the body starts after, with an interruption of
+ * the body alone; the caller interrupted interrupts the body itself. So the call needs no fiber of its own (a
+ * fiber, its refs and the wait for it are about 3.4 KiB of every call in flight).
+ */
+const boundedHere = <A, E, R>(
+  restore: <X, Y, Z>(effect: Effect.Effect<X, Y, Z>) => Effect.Effect<X, Y, Z>,
+  clock: Clock.Clock,
+  call: Call,
+  phase: PhaseDeadline,
+  effect: Effect.Effect<A, E, R>,
+  end: (exit: Exit.Exit<A, E | Timeout>) => Exit.Exit<A, E | Timeout>
+): Effect.Effect<A, E | Timeout, R> =>
+  Effect.withFiberRuntime((caller) => {
+    const alarm = new BodyAlarm(caller, false, call, phase, true, call.alarms.of(clock))
+    return Effect.zipRight(
+      alarm.start(clock.unsafeCurrentTimeMillis()),
+      Effect.matchCauseEffect(restore(effect), {
+        onFailure: (cause) => {
+          alarm.stop()
+          phase.abort()
+          return end(
+            alarm.expired !== undefined && Cause.isInterruptedOnly(cause)
+              ? Exit.fail(alarm.expired)
+              : Exit.failCause(cause)
+          )
+        },
+        onSuccess: (value) => {
+          alarm.stop()
+          // The alarm rang while the body was about to go on: it ends there, as on a fiber of its own.
+          return end(alarm.expired === undefined ? Exit.succeed(value) : Exit.fail(alarm.expired))
+        }
+      })
+    )
+  })
+
 /** The alarm of a bounded body: it rings at the next deadline to check, and ends the body at an expired one. */
-class BodyAlarm<A, E> implements Alarm {
+class BodyAlarm implements Alarm {
   at = 0
   slot = -1
   /** The timeout the alarm ended the body with. */
@@ -167,15 +205,17 @@ class BodyAlarm<A, E> implements Alarm {
   private readonly totalAt: number
 
   constructor(
-    private readonly body: Fiber.RuntimeFiber<A, E>,
+    /** The fiber the body runs on: its own (then interrupted to end it), or the caller's. */
+    private readonly owner: Fiber.RuntimeFiber<unknown, unknown>,
+    private readonly interruptsOwner: boolean,
     private readonly call: Call,
     private readonly phase: PhaseDeadline,
     withTotal: boolean,
     private readonly alarms: Alarms
   ) {
-    // Only this budget interrupts its body, and it aborts the request under way on it each time (the
-    // HTTP layer then needs no canceler of its own: `ConnectPhase.takeAbort`).
-    phase.owner = body
+    // Only this budget ends its body, and it ends the wait under way on it each time (the waits then need
+    // no canceler of their own: `PhaseDeadline.takeAbort`).
+    phase.owner = owner
     const read = call.budget.read
     this.readMillis = read === undefined ? Number.POSITIVE_INFINITY : Duration.toMillis(read)
     this.totalAt = withTotal ? call.deadlineMillis : Number.POSITIVE_INFINITY
@@ -213,8 +253,8 @@ class BodyAlarm<A, E> implements Alarm {
   ring(now: number): void {
     this.expired = this.expiry(now)
     if (this.expired === undefined) return this.alarms.place(this, this.nextCheck(now))
-    this.body.unsafeInterruptAsFork(this.body.id())
-    this.phase.abort()
+    if (this.interruptsOwner) this.owner.unsafeInterruptAsFork(this.owner.id())
+    this.phase.end()
   }
 }
 
@@ -273,9 +313,12 @@ export const withinCallBudget = <A, E extends A2AError, R>(
       // Built when the body runs: the body's interruptible region keeps the effect it was made with (here
       // the suspension, not the whole call's effects) for as long as the call is in flight.
       const body = Effect.suspend(() => use(call))
-      return boundedIn(restore, clock, call, call.phase, true, body, (exit) => {
+      const end = (exit: Exit.Exit<A, E | Timeout>) => {
         closeCall(env, call)
         return stamped(call, exit)
-      })
+      }
+      return options.onCallerFiber === true && env.waitsHandTheirAbort
+        ? boundedHere(restore, clock, call, call.phase, body, end)
+        : boundedIn(restore, clock, call, call.phase, true, body, end)
     })
   )

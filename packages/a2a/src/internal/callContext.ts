@@ -138,6 +138,12 @@ export interface ClientEnv {
   readonly resolutions: Set<Fiber.RuntimeFiber<unknown, unknown>>
   /** The deadlines of the client's calls in flight. */
   readonly alarms: AlarmsByClock
+  /**
+   * Whether every wait of a Message call hands its abort to the call's budget (`PhaseDeadline.takeAbort`):
+   * the HTTP client takes the exchange's phase (the Node layer's) and the cache never suspends (the in-memory
+   * one). Such a call runs on its caller's fiber, with no fiber of its own.
+   */
+  readonly waitsHandTheirAbort: boolean
 }
 
 /**
@@ -160,24 +166,38 @@ export class PhaseDeadline {
   clear(): void {
     this.at = Number.POSITIVE_INFINITY
   }
-  /** The fiber the deadline's budget runs its body in, and interrupts (nothing else does), while it runs. */
+  /**
+   * The fiber the deadline's budget runs its body on while it runs: the only one that ends that body (by
+   * interrupting the fiber, or, on the caller's own fiber, through the waits' aborts alone: `withinCallBudget`).
+   */
   owner: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
   private abortRequest: (() => void) | undefined = undefined
-  /** Takes the way to abort the request under way on `fiber`, if `fiber` is the owner (see `ConnectPhase`). */
+  private ended = false
+  /**
+   * Takes the way to end the wait under way on `fiber` (a request's head or chunk, the session's resolution),
+   * if `fiber` is the owner (see `ConnectPhase`). The abort must end the wait with an interruption. A wait
+   * that starts once the owner has ended the body is ended at once.
+   */
   takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean {
     if (fiber !== this.owner) return false
-    this.abortRequest = abort
+    if (this.ended) abort()
+    else this.abortRequest = abort
     return true
   }
   /** The request's head (or failure) arrived: nothing left to abort. */
   releaseAbort(): void {
     this.abortRequest = undefined
   }
-  /** Aborts the request under way, once its owner has interrupted the fiber it ran on. */
+  /** Ends the wait under way (the request's, once its owner has interrupted the fiber it ran on). */
   abort(): void {
     const abort = this.abortRequest
     this.abortRequest = undefined
     abort?.()
+  }
+  /** The owner ends its body: the wait under way, and each one that starts after, is ended ({@link abort}). */
+  end(): void {
+    this.ended = true
+    this.abort()
   }
 }
 
@@ -223,6 +243,8 @@ export interface CallOptions {
   readonly taskId?: string | undefined
   readonly budget: Timeout.Budget
   readonly step: A2AStep
+  /** Runs the call on its caller's fiber: every wait of it hands its abort (see `ClientEnv.waitsHandTheirAbort`). */
+  readonly onCallerFiber?: boolean | undefined
 }
 
 /** @internal */
@@ -273,6 +295,7 @@ export const openCall = (env: ClientEnv, options: CallOptions, now: number): Cal
     maxResponseBytes: env.maxResponseBytes,
     sessions: env.sessions,
     resolutions: env.resolutions,
+    waitsHandTheirAbort: env.waitsHandTheirAbort,
     key: env.cacheKey(options.agentSessionUid)
   })
 

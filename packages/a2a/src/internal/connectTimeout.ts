@@ -24,9 +24,11 @@ export interface ConnectPhase {
    */
   onConnected(): void
   /**
-   * Offers the exchange, instead of a canceler, the way to abort a request dispatched on `fiber`: taken
-   * (`true`) only when whoever owns that fiber aborts the request itself whenever it interrupts the fiber.
-   * A canceler is a region and frames on the fiber's stack for as long as the request waits for its head.
+   * Offers the exchange, instead of a canceler, the way to end a wait of a request dispatched on `fiber` (its
+   * head, a chunk of its body): `abort` aborts the request and ends the wait with an interruption. Taken
+   * (`true`) only when whoever owns that fiber calls it whenever it ends the body running there, by
+   * interrupting the fiber or without (a call on its caller's fiber); once that body has ended, at once. A
+   * canceler is a region and frames on the fiber's stack for as long as the request waits.
    */
   takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean
 }

@@ -40,7 +40,9 @@ export const sendMessage = (
         taskId: body.taskId,
         budget,
         // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
-        step: isTask ? "discover-agent" : "resolve-runtime-access"
+        step: isTask ? "discover-agent" : "resolve-runtime-access",
+        // A Message call's every wait hands its abort to the budget; a Task call's discovery is left on a fiber of its own.
+        onCallerFiber: !isTask
       }, (ctx) => {
         // 5. one refresh on a runtime 401/403, around:
         const exchange = refreshOnce<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError>(ctx, {

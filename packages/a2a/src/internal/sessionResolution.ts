@@ -192,14 +192,18 @@ const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.
 
 /**
  * The waiter's outcome. Without a canceler (a region and frames on the stack of every waiting call): a call
- * interrupted while it waits leaves the resolution (`leave`), after which nothing completes its waiter.
+ * interrupted while it waits leaves the resolution (`leave`), after which nothing completes its waiter. The
+ * call's budget ends the wait itself (`PhaseDeadline.takeAbort`), with an interruption.
  */
 const outcomeOf = (waiter: Waiter): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
-  Effect.async((resume) => {
-    // Stryker disable next-line ConditionalExpression: equivalent: see `complete` (the outcome never comes before the await)
-    if (waiter.outcome !== undefined) return resume(waiter.outcome)
-    waiter.resume = resume
-  })
+  Effect.withFiberRuntime((fiber) =>
+    Effect.async((resume) => {
+      // Stryker disable next-line ConditionalExpression: equivalent: see `complete` (the outcome never comes before the await)
+      if (waiter.outcome !== undefined) return resume(waiter.outcome)
+      waiter.resume = resume
+      waiter.call.phase.takeAbort(fiber, () => resume(Effect.interrupt))
+    })
+  )
 
 /** The call leaves the resolution; the last one to leave stops it. */
 const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): Effect.Effect<void> =>

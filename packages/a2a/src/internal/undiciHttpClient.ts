@@ -63,7 +63,29 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
     | ((result: { readonly status: number; readonly headers: Headers.Headers } | { readonly error: unknown }) => void)
     | undefined = undefined
 
-  constructor(private readonly phase: ConnectPhase) {}
+  /** The fiber whose budget ends this request's waits itself (`ConnectPhase.takeAbort`), once it took the head's. */
+  owner: Fiber.RuntimeFiber<unknown, unknown> | undefined = undefined
+
+  constructor(readonly phase: ConnectPhase) {}
+
+  /**
+   * A wait of this request that hands the owner's budget its abort (`ConnectPhase.takeAbort`): aborting the
+   * request, it ends the wait with an interruption. Otherwise (or also, `keepCanceler`) a canceler aborts it.
+   */
+  waitOf<A, E>(
+    fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined,
+    resume: (effect: Effect.Effect<A, E>) => void,
+    keepCanceler: boolean
+  ): Effect.Effect<void> | undefined {
+    // The interruption first: the abort makes undici fail the request at once, which would resume it first.
+    const taken = fiber !== undefined && this.phase.takeAbort(fiber, () => {
+      resume(Effect.interrupt)
+      this.abort()
+    })
+    // The body's chunks are awaited on the same fiber as the head.
+    if (taken) this.owner = fiber
+    return taken && !keepCanceler ? undefined : Effect.sync(() => this.abort())
+  }
 
   abort(): void {
     if (this.controller === undefined) this.abortRequested = true
@@ -187,7 +209,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
           }
         }
         pull()
-        return Effect.sync(() => this.exchange.abort())
+        return this.exchange.waitOf(this.exchange.owner, resume, false)
       })
     })
 
@@ -365,7 +387,6 @@ const dispatch = (
       const exchange = new Exchange(phase)
       // Raced against the connect limit, the request runs on a fiber of its own that the race interrupts.
       const raced = Option.isSome(proxy) && Option.isSome(phase.limit)
-      const abort = () => exchange.abort()
       const dispatched = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>(
         (resume) => {
           exchange.onHead = (head) =>
@@ -389,7 +410,7 @@ const dispatch = (
             exchange.onHead = undefined
             resume(Effect.fail(transportError(request, cause)))
           }
-          return !raced && phase.takeAbort(fiber, abort) ? undefined : Effect.sync(abort)
+          return exchange.waitOf(fiber, resume, raced)
         }
       )
       return raced
