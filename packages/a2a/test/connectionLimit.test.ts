@@ -282,6 +282,8 @@ describe("the Node layer's per-origin connection limit (real sockets)", () => {
       expect(server.sends.abandoned).toBe(2)
       const caller = yield* Effect.fork(a2a.sendA2AMessage(session, { message: "hold:5000" }))
       yield* Effect.sleep("10 millis").pipe(Effect.repeat({ until: () => server.sends.received === 4, times: 100 }))
+      // The Node layer with its in-memory cache: the held call runs on its caller's fiber, none of its own.
+      expect(yield* caller.children).toEqual([])
       yield* Fiber.interrupt(caller)
       yield* abandoned(3)
       expect(server.sends).toEqual({ received: 4, answered: 1, abandoned: 3 })
