@@ -192,6 +192,7 @@ describe("budget: a call whose every wait hands its abort runs on its caller's f
   it.effect("interrupting the caller interrupts the body there, ends its wait once, and releases the call", () =>
     withEnv(true, (env) =>
       Effect.gen(function*() {
+        const alarms = env.alarms.of(yield* Clock.clockWith(Effect.succeed))
         const handed = new HandedWait()
         const caller = yield* Effect.fork(sendCall(env, 2, (call) => handed.wait(call)))
         yield* TestClock.adjust("1 second")
@@ -199,6 +200,7 @@ describe("budget: a call whose every wait hands its abort runs on its caller's f
         expect(Exit.isInterrupted(exit)).toBe(true)
         expect(handed.aborts).toBe(1)
         expect(env.sessions.size()).toBe(0)
+        expect(alarms.size).toBe(0)
         yield* TestClock.adjust("5 seconds")
         expect(handed.aborts).toBe(1)
       })))

@@ -92,6 +92,16 @@ const platform = Effect.map(
             const message = (JSON.parse(body) as {
               message: { contextId: string; parts: ReadonlyArray<{ text: string }> }
             }).message
+            const stall = /^stall-body:(\d+)$/.exec(message.parts[0]?.text ?? "")
+            if (stall !== null) {
+              // The head and the start of the body, then nothing until the stall ends.
+              res.writeHead(200, { "content-type": "application/a2a+json" })
+              res.write(`{"message":{"messageId":"reply-stalled","role":"ROLE_AGENT",`)
+              return void setTimeout(() => {
+                sends.answered++
+                res.end(`"contextId":"${message.contextId}","parts":[{"text":"done"}]}}`)
+              }, Number(stall[1]))
+            }
             const hold = /^hold:(\d+)$/.exec(message.parts[0]?.text ?? "")
             const answer = () => {
               sends.answered++
@@ -287,6 +297,23 @@ describe("the Node layer's per-origin connection limit (real sockets)", () => {
       yield* Fiber.interrupt(caller)
       yield* abandoned(3)
       expect(server.sends).toEqual({ received: 4, answered: 1, abandoned: 3 })
+    }))
+
+  it.scopedLive("a send whose answer stalls mid-body past its read limit ends with it and has its request aborted at once", () =>
+    Effect.gen(function*() {
+      const server = yield* platform
+      const a2a = yield* clientOn(server.url)
+      const session = randomUUID()
+      yield* a2a.sendA2AMessage(session, { message: "warm" })
+      const stalled = yield* Effect.flip(a2a.sendA2AMessage(session, { message: "stall-body:5000", timeout: [1, 0.2] }))
+      expect(stalled).toMatchObject({
+        _tag: "A2ATimeoutError",
+        limit: "read",
+        step: "read-response",
+        messageMayHaveBeenSent: true
+      })
+      yield* Effect.sleep("10 millis").pipe(Effect.repeat({ until: () => server.sends.abandoned >= 1, times: 100 }))
+      expect(server.sends).toEqual({ received: 2, answered: 1, abandoned: 1 })
     }))
 
   it.scopedLive("a resolve the backend holds is aborted once nobody waits: by its own phase limit, or when its last call's budget ends", () =>
