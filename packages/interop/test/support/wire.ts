@@ -1,8 +1,8 @@
 /**
  * Small helpers shared by the harness servers: listening on 127.0.0.1:0, recording requests, reading bodies.
  */
-import * as Http from "node:http"
-import type * as Net from "node:net"
+import type * as Http from "node:http"
+import * as Net from "node:net"
 
 /** One request as a server saw it. `body` is the exact bytes received (possibly partial for faults). */
 export interface RecordedRequest {
@@ -64,13 +64,29 @@ export const listen = async (server: Http.Server | Net.Server): Promise<Listenin
   }
 }
 
-/** A port on 127.0.0.1 on which nothing listens (bound, then released). */
+/**
+ * A port on 127.0.0.1 on which nothing listens, and none of the servers the tests start will: below the
+ * ephemeral ranges (32768 and up on Linux, 49152 and up elsewhere), from which `listen(0)` takes its ports, and
+ * refused when tried. A port bound and released instead is handed out again by the next `listen(0)`: a
+ * backend started right after took it, and its session's "unreachable" runtime was the backend itself.
+ */
 export const closedPort = async (): Promise<number> => {
-  const server = Http.createServer()
-  const listening = await listen(server)
-  await listening.close()
-  return listening.port
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000)
+    if (await refuses(port)) return port
+  }
+  throw new Error("no refused port found on 127.0.0.1 between 20000 and 32000")
 }
+
+const refuses = (port: number): Promise<boolean> =>
+  new Promise((resolve) => {
+    const socket = Net.connect({ host: "127.0.0.1", port })
+    socket.once("connect", () => {
+      socket.destroy()
+      resolve(false)
+    })
+    socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code === "ECONNREFUSED"))
+  })
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms))
 
