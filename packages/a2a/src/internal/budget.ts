@@ -145,14 +145,7 @@ const boundedIn = <A, E, R>(
             })
           )
         },
-        onSuccess: (exit): Effect.Effect<A, E | Timeout> => {
-          alarm.stop()
-          return end(
-            alarm.expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
-              ? Exit.fail(alarm.expired)
-              : exit
-          )
-        }
+        onSuccess: (exit): Effect.Effect<A, E | Timeout> => end(alarm.outcome(exit))
       })
     )
   })
@@ -178,13 +171,8 @@ const boundedHere = <A, E, R>(
       alarm.start(clock.unsafeCurrentTimeMillis()),
       Effect.matchCauseEffect(restore(effect), {
         onFailure: (cause) => {
-          alarm.stop()
           phase.abort()
-          return end(
-            alarm.expired !== undefined && Cause.isInterruptedOnly(cause)
-              ? Exit.fail(alarm.expired)
-              : Exit.failCause(cause)
-          )
+          return end(alarm.outcome(Exit.failCause(cause)))
         },
         onSuccess: (value) => {
           alarm.stop()
@@ -229,6 +217,14 @@ class BodyAlarm implements Alarm {
   /** Takes the alarm out: the body has ended. */
   stop(): void {
     this.alarms.clear(this)
+  }
+
+  /** Takes the alarm out; the body ended with `exit`, and an interruption the alarm caused is its timeout. */
+  outcome<A, E>(exit: Exit.Exit<A, E>): Exit.Exit<A, E | Timeout> {
+    this.stop()
+    return this.expired !== undefined && Exit.isFailure(exit) && Cause.isInterruptedOnly(exit.cause)
+      ? Exit.fail(this.expired)
+      : exit
   }
 
   private nextCheck(now: number): number {
