@@ -3,7 +3,9 @@
  * backend (single-flight: one resolution per cold session), wall time, peak memory, sockets the server saw
  * open at once. Its two target rows: 1,000 concurrent callers of one cold session against raw undici's 1,000
  * requests, and a burst of 5,000 concurrent sends to 100 sessions against raw undici's 5,000 (both through a
- * pool with the same per-origin limit). `connectionLimit` measures that burst at several limits.
+ * pool with the same per-origin limit). Beside each, a diagnostic row: raw undici with each send run as one
+ * Effect fiber, what the fiber per call alone takes of the 2× bound. `connectionLimit` measures that burst at
+ * several limits.
  */
 import { runTask } from "./lib/child.js"
 import type { BenchContext, Section, Target } from "./lib/context.js"
@@ -14,7 +16,7 @@ import type { ConcurrencyArgs, ConcurrencyResult } from "./tasks/concurrency.js"
 
 interface Scenario {
   readonly label: string
-  readonly client: "ours" | "floor"
+  readonly client: ConcurrencyArgs["client"]
   readonly mode: SessionMode
   readonly sessions: number
   readonly warm: boolean
@@ -93,6 +95,27 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     {
       label: `floor: raw undici, ready, access known, ${limitLabel}`,
       client: "floor",
+      mode: "ready",
+      sessions: many,
+      warm: true,
+      expectedResolves: 0,
+      sends: burst,
+      connections: limit,
+      role: "burst"
+    },
+    {
+      label: `diag: raw undici, each send one Effect fiber, ready, access known, ${limitLabel}`,
+      client: "floor-in-effect",
+      mode: "ready",
+      sessions: 1,
+      warm: true,
+      expectedResolves: 0,
+      connections: limit,
+      role: "cold-callers"
+    },
+    {
+      label: `diag: raw undici, each send one Effect fiber, ready, access known, ${limitLabel}`,
+      client: "floor-in-effect",
       mode: "ready",
       sessions: many,
       warm: true,
@@ -210,18 +233,22 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     `session's first resolve ${coldDelayMs} ms then admits; "waking" = transient \`waking\` with \`retry_after_ms\` ` +
     `until ${coldDelayMs} ms after the first resolve, so a single-flight client makes exactly 2 resolve calls per ` +
     "session (one transient, one ready). Memory sampled every 5 ms; Δ from the heap after the GCs. Peak sockets: " +
-    "client connections the platform saw open at once (backend and runtimes share its one origin).",
+    "client connections the platform saw open at once (backend and runtimes share its one origin). \"diag\": " +
+    "the floor's sends, each run as one Effect fiber (`runPromise` of `Effect.promise`): what a client whose " +
+    "every call is an Effect fiber pays at that concurrency before doing anything of its own.",
     ...(errors.length > 0 ? ["", "Failures: " + errors.join("; ")] : [])
   ].join("\n")
   const oursCold = results.filter((r) =>
     r.scenario.client === "ours" && !r.scenario.warm && r.scenario.mode !== "ready"
   )
-  const pick = (client: "ours" | "floor", role: Scenario["role"]) =>
+  const pick = (client: Scenario["client"], role: Scenario["role"]) =>
     results.find((r) =>
       r.scenario.client === client && r.scenario.role === role && r.scenario.connections === (
-          client === "floor" ? limit : undefined
+          client === "ours" ? undefined : limit
         )
     )
+  const inEffectBar = (row: ReturnType<typeof pick>) =>
+    row === undefined ? [] : [{ label: "floor, each send an Effect fiber", value: heapGrowth(row.result) }]
   const targets: Array<Target> = []
   const callersOurs = pick("ours", "cold-callers")
   const callersFloor = pick("floor", "cold-callers")
@@ -298,6 +325,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         unit: "bytes" as const,
         bars: [
           { label: "ours", value: heapGrowth(callersOurs.result) },
+          ...inEffectBar(pick("floor-in-effect", "cold-callers")),
           { label: "floor", value: heapGrowth(callersFloor.result) }
         ],
         limit: { label: "2× floor", value: 2 * heapGrowth(callersFloor.result) }
@@ -309,6 +337,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         unit: "bytes" as const,
         bars: [
           { label: "ours", value: heapGrowth(burstOurs.result) },
+          ...inEffectBar(pick("floor-in-effect", "burst")),
           { label: "floor", value: heapGrowth(burstFloor.result) }
         ],
         limit: { label: "2× floor", value: 2 * heapGrowth(burstFloor.result) }

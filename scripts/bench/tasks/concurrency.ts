@@ -2,7 +2,10 @@
  * Task (own process, so peaks are this scenario's alone): N concurrent sends spread over S sessions.
  * `client: "ours"` sends through the SDK with a fresh in-memory access cache; the sessions are cold
  * (see `servers/minimalPlatform.ts` modes). `client: "floor"` is raw undici to ready sessions whose
- * access is known up front (no resolve at all): the transport's own cost at that concurrency.
+ * access is known up front (no resolve at all): the transport's own cost at that concurrency. `client:
+ * "floor-in-effect"` (a diagnostic row) is the same floor with each send run as one Effect fiber (`runPromise` of
+ * `Effect.promise`): what any client pays at that concurrency when each call is an Effect fiber, before it does
+ * anything of its own.
  * `warm: true` (ours) primes the cache with one send per session before the timed part.
  */
 import { randomUUID } from "node:crypto"
@@ -13,7 +16,7 @@ import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl } from "../sides/side
 
 export interface ConcurrencyArgs {
   readonly baseUrl: string
-  readonly client: "ours" | "floor"
+  readonly client: "ours" | "floor" | "floor-in-effect"
   readonly mode: SessionMode
   readonly sessions: number
   readonly sends: number
@@ -40,6 +43,7 @@ export interface ConcurrencyResult {
 }
 
 const floorSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
+  const inEffect = args.client === "floor-in-effect" ? await import("effect/Effect") : undefined
   const agent = new Agent(args.connections === undefined ? {} : { connections: args.connections })
   const access = new Map<string, { origin: string; path: string; token: string }>()
   for (const uid of uids) {
@@ -73,8 +77,13 @@ const floorSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) =>
     const answer = (await res.body.json()) as { message?: { role?: unknown } }
     if (res.statusCode !== 200 || answer.message?.role !== "ROLE_AGENT") throw new Error(`status ${res.statusCode}`)
   }
+  const start = inEffect === undefined
+    ? sendOne
+    : (uid: string) => inEffect.runPromise(inEffect.promise(() => sendOne(uid)))
+  // The Effect runtime's own code is loaded and run once before the timed part, as ours is by its warm-up.
+  if (inEffect !== undefined) await inEffect.runPromise(inEffect.promise(() => Promise.resolve()))
   return {
-    run: () => Promise.allSettled(Array.from({ length: args.sends }, (_, i) => sendOne(uids[i % uids.length] ?? ""))),
+    run: () => Promise.allSettled(Array.from({ length: args.sends }, (_, i) => start(uids[i % uids.length] ?? ""))),
     close: () => agent.close()
   }
 }
