@@ -7,15 +7,25 @@
  * trickled bodies. Interrupting the
  * request (a timeout) interrupts the simulated work; interrupting the body
  * read stops the body stream. A dropped connection, or a host that is not the
- * platform's, fails with a transport `RequestError`.
+ * platform's, fails with a transport `RequestError`. A body that is all there
+ * at once is also offered whole (`ChunkSource` of `@mainsequence/a2a`), which
+ * the SDK reads without running its stream.
+ *
+ * With the platform's tracing on for a request, the request gets
+ * `@effect/platform`'s `http.client` span, as through `HttpClient.make`. The
+ * SDK turns that span off for its own requests: those go straight to the
+ * platform, without it and without the abort signal that client makes for
+ * each request (the simulation is interrupted, not aborted).
  *
  * @since 0.1.0
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as UrlParams from "@effect/platform/UrlParams"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import { fromSimResponse } from "./internal/clientResponse.js"
@@ -72,8 +82,8 @@ const bodyBytes = (
  */
 export const make: Effect.Effect<HttpClient.HttpClient, never, SimulatedPlatform> = Effect.map(
   SimulatedPlatform,
-  (platform) =>
-    HttpClient.make((request, url) =>
+  (platform) => {
+    const send = (request: HttpClientRequest.HttpClientRequest, url: URL) =>
       Effect.gen(function*() {
         const body = yield* bodyBytes(request)
         const response = yield* platform.handle({
@@ -88,7 +98,23 @@ export const make: Effect.Effect<HttpClient.HttpClient, never, SimulatedPlatform
         )
         return fromSimResponse(request, response)
       })
+    const traced = HttpClient.make(send)
+    return HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
+      (effect) =>
+        Effect.flatMap(effect, (request) =>
+          Effect.withFiberRuntime((fiber) => {
+            if (
+              fiber.getFiberRef(FiberRef.currentTracerEnabled) &&
+              !fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)
+            ) return traced.execute(request)
+            const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
+            return url._tag === "Left"
+              ? Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
+              : send(request, url.right)
+          })),
+      Effect.succeed
     )
+  }
 )
 
 /**

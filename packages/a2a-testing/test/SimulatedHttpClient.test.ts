@@ -1,10 +1,14 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
+import { ChunkSource } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import { layerTest } from "../src/index.js"
-import { BASE, resolveRequest, scenario } from "./support.js"
+import * as TestClock from "effect/TestClock"
+import { layerTest, SimulatedPlatform } from "../src/index.js"
+import { admitted, BASE, messageBody, resolveRequest, scenario, sendRequest } from "./support.js"
 
 const layer = layerTest({ sessions: [scenario()] })
 
@@ -45,5 +49,59 @@ describe("SimulatedHttpClient responses (as a web Response presents them)", () =
       expect(other.headers["content-type"]).toBe("text/html; charset=utf-8")
       expect(yield* other.text).toContain("<title>Not Found</title>")
       expect(yield* Effect.flip(other.json)).toMatchObject({ _tag: "ResponseError", reason: "Decode" })
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("with the platform's span off (the SDK's requests), a whole body is one chunk, handed over once", () =>
+    Effect.gen(function*() {
+      const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerDisabledWhen(() => true))
+      yield* TestClock.adjust("5 seconds")
+      const response = yield* client.execute(resolveRequest())
+      if (!ChunkSource.isChunkSource(response)) return yield* Effect.dieMessage("a whole body is not a ChunkSource")
+      const first = yield* response[ChunkSource.TypeId]
+      const bytes = Option.getOrThrow(first)
+      expect(bytes.byteLength).toBe(Number(response.headers["content-length"]))
+      expect(JSON.parse(new TextDecoder().decode(bytes))).toMatchObject({ mode: "token" })
+      // Handed over whole: the log has the body complete at that instant, before the end is even asked for.
+      const [entry] = yield* Effect.flatMap(SimulatedPlatform.SimulatedPlatform, (platform) => platform.requestLog)
+      expect(entry).toMatchObject({ status: 200, bodyOutcome: "complete", bodyEndedAtMs: 5000 })
+      expect(yield* response[ChunkSource.TypeId]).toEqual(Option.none())
+      expect(yield* response[ChunkSource.TypeId]).toEqual(Option.none())
+      expect(yield* Effect.flip(response.text)).toMatchObject({
+        _tag: "ResponseError",
+        reason: "Decode",
+        description: "the body has already been read"
+      })
+      // Read as bytes instead, a whole body is handed over the same way; its chunks are then used up.
+      const other = yield* client.execute(resolveRequest())
+      expect(JSON.parse(yield* other.text)).toMatchObject({ mode: "token" })
+      if (!ChunkSource.isChunkSource(other)) return yield* Effect.dieMessage("a whole body is not a ChunkSource")
+      expect(yield* Effect.flip(other[ChunkSource.TypeId])).toMatchObject({ reason: "Decode" })
+    }).pipe(Effect.provide(layer)))
+
+  it.effect("a trickled body is not offered whole: it is read as its stream, chunk after chunk in time", () =>
+    Effect.gen(function*() {
+      const client = (yield* HttpClient.HttpClient).pipe(HttpClient.withTracerDisabledWhen(() => true))
+      const access = yield* admitted()
+      const response = yield* client.execute(sendRequest(access.rpcUrl, access.token, messageBody()))
+      expect(response.status).toBe(200)
+      expect(ChunkSource.isChunkSource(response)).toBe(false)
+      const reader = yield* Effect.fork(Stream.runCollect(response.stream))
+      yield* TestClock.adjust("3 seconds")
+      const chunks = yield* Fiber.join(reader)
+      expect(chunks.length).toBe(4)
+    }).pipe(Effect.provide(layerTest({
+      sessions: [scenario({ agent: { behaviour: { _tag: "Answer", trickle: { chunks: 4, gapMs: 1000 } } } })]
+    }))))
+
+  it.effect("with tracing on (a user's own request), the request carries the platform span's trace context", () =>
+    Effect.gen(function*() {
+      const client = yield* HttpClient.HttpClient
+      const traced = yield* client.execute(resolveRequest())
+      expect(traced.status).toBe(200)
+      const untraced = yield* client.pipe(HttpClient.withTracerDisabledWhen(() => true)).execute(resolveRequest())
+      expect(untraced.status).toBe(200)
+      const log = yield* Effect.flatMap(SimulatedPlatform.SimulatedPlatform, (platform) => platform.requestLog)
+      expect(log.map((entry) => typeof entry.headers["traceparent"])).toEqual(["string", "undefined"])
+      expect(log.map((entry) => entry.headers["b3"] === undefined)).toEqual([false, true])
     }).pipe(Effect.provide(layer)))
 })

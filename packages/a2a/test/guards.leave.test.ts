@@ -25,10 +25,9 @@ describe("guards: a cold-start wait that a short call left", () => {
               })
           })
         )
+      // Both calls start before the first resolve answers (the short one first: it starts the resolution).
       const result = yield* runFor(
-        Effect.all([send("m-3s", 3), Effect.zipRight(Effect.yieldNow(), send("m-20s", 20))], {
-          concurrency: "unbounded"
-        }),
+        Effect.all([send("m-3s", 3), send("m-20s", 20)], { concurrency: "unbounded" }),
         "1 minute"
       )
       const [short, long] = result.value ?? []

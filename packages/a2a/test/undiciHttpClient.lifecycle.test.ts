@@ -28,6 +28,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
+import * as ChunkSource from "../src/ChunkSource.js"
 import { PhaseDeadline } from "../src/internal/callContext.js"
 import {
   type ConnectPhase,
@@ -37,7 +38,6 @@ import {
   PhaseAwareTypeId
 } from "../src/internal/connectTimeout.js"
 import { direct, ProxyRefused } from "../src/internal/proxy.js"
-import { type ChunkSource, ChunkSourceTypeId } from "../src/internal/responseChunks.js"
 import * as UndiciHttpClient from "../src/internal/undiciHttpClient.js"
 import * as Node from "../src/node.js"
 import { serve } from "./recordingServer.js"
@@ -104,8 +104,8 @@ const answered = Effect.gen(function*() {
   const controller = new RecordingController()
   handler.onRequestStart?.(controller, {})
   handler.onResponseStart?.(controller, 200, {}, "OK")
-  const response = (yield* Fiber.join(fiber)) as HttpClientResponse.HttpClientResponse & ChunkSource
-  const next = Effect.map(response[ChunkSourceTypeId], Option.map((chunk) => chunk.byteLength))
+  const response = (yield* Fiber.join(fiber)) as HttpClientResponse.HttpClientResponse & ChunkSource.ChunkSource
+  const next = Effect.map(response[ChunkSource.TypeId], Option.map((chunk) => chunk.byteLength))
   return { handler, controller, response, next }
 })
 
@@ -285,7 +285,7 @@ describe("the Node HttpClient's exchange over real sockets", () => {
       yield* Effect.asVoid(http.get(`${url}/unread`))
       yield* Effect.flatMap(
         http.get(`${url}/part`),
-        (response) => (response as unknown as ChunkSource)[ChunkSourceTypeId]
+        (response) => (response as unknown as ChunkSource.ChunkSource)[ChunkSource.TypeId]
       )
       const gc = collectGarbage()
       for (const path of ["/unread", "/part"]) {

@@ -4,7 +4,8 @@
  * fiber per read, promises per chunk: most of the cost of a simulated request). The body stream is the
  * platform's own, run in the reader's fiber, so `TestClock` still drives trickled bodies, and interrupting
  * the read stops it. As with a web `Response`, the body can be read once: `text` and `arrayBuffer` are
- * cached (`json` and `urlParamsBody` read `text`), and a second read of another kind fails.
+ * cached (`json` and `urlParamsBody` read `text`), and a second read of another kind fails. A body that is
+ * all there at once (`wholeBodyOf`) is also offered as a `ChunkSource`, and read whole, without its stream.
  */
 import * as Cookies from "@effect/platform/Cookies"
 import * as Headers from "@effect/platform/Headers"
@@ -19,6 +20,18 @@ import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { SimResponse } from "../SimulatedPlatform.js"
+import { type WholeBody, wholeBodyOf } from "./wire.js"
+
+/**
+ * `ChunkSource.TypeId` of `@mainsequence/a2a` (a global symbol, so the same one: only the `./client` entry
+ * point imports the SDK): a response offering it is read by the SDK chunk by chunk, without its stream.
+ */
+const ChunkSourceTypeId: unique symbol = Symbol.for("@mainsequence/a2a/ChunkSource")
+
+/** `ChunkSource.ChunkSource` of `@mainsequence/a2a`. */
+interface ChunkSource {
+  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError>
+}
 
 // Statuses whose web `Response` has no body.
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
@@ -54,7 +67,7 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
   private bytesBody: Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> | undefined
   private formDataBody: Effect.Effect<FormData, HttpClientError.ResponseError> | undefined
 
-  constructor(readonly request: HttpClientRequest.HttpClientRequest, private readonly source: SimResponse) {
+  constructor(readonly request: HttpClientRequest.HttpClientRequest, protected readonly source: SimResponse) {
     super()
     this.status = source.status
     this.headers = Headers.fromInput(source.headers)
@@ -85,7 +98,7 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
   }
 
   // A body read: once per response, like a web `Response`.
-  private take(): Effect.Effect<Stream.Stream<Uint8Array>, HttpClientError.ResponseError> {
+  protected take(): Effect.Effect<Stream.Stream<Uint8Array>, HttpClientError.ResponseError> {
     return Effect.suspend(() => {
       if (this.used) return Effect.fail(this.error("Decode", "the body has already been read"))
       this.used = true
@@ -99,7 +112,7 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
       : Stream.fail(this.error("EmptyBody", "can not create stream from empty body"))
   }
 
-  private get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
+  protected get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
     return Effect.flatMap(this.take(), (body) => Effect.map(Stream.runCollect(body), concat))
   }
 
@@ -143,8 +156,41 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
   }
 }
 
+/** A response whose body is all there at once: read whole, as one chunk or as bytes, without its stream. */
+class WholeBodyResponse extends SimulatedClientResponse implements ChunkSource {
+  // Read as chunks: the one chunk was handed over, what follows is the end.
+  private chunked = false
+
+  constructor(request: HttpClientRequest.HttpClientRequest, source: SimResponse, private readonly whole: WholeBody) {
+    super(request, source)
+  }
+
+  // The body's one reading, recorded as complete when its bytes are handed over.
+  private handOver(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
+    return Effect.flatMap(this.take(), () => Effect.as(this.whole.handedOver, this.whole.bytes))
+  }
+
+  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> = Effect
+    .suspend(() => {
+      if (this.chunked) return Effect.succeedNone
+      return Effect.map(this.handOver(), (bytes) => {
+        this.chunked = true
+        return bytes.length === 0 ? Option.none() : Option.some(bytes)
+      })
+    })
+
+  protected override get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
+    return this.handOver()
+  }
+}
+
 /** @internal */
 export const fromSimResponse = (
   request: HttpClientRequest.HttpClientRequest,
   response: SimResponse
-): HttpClientResponse.HttpClientResponse => new SimulatedClientResponse(request, response)
+): HttpClientResponse.HttpClientResponse => {
+  const whole = wholeBodyOf(response.body)
+  return whole !== undefined && !NULL_BODY_STATUSES.has(response.status)
+    ? new WholeBodyResponse(request, response, whole)
+    : new SimulatedClientResponse(request, response)
+}

@@ -14,6 +14,7 @@ import type { HandlerContext } from "./context.js"
 import { type Location, logRequest } from "./requestLog.js"
 import { handleRuntime, isConnectionDrop, type Outcome } from "./runtime.js"
 import type { MutableLogEntry, PlatformState } from "./state.js"
+import { wholeAs } from "./wire.js"
 
 /**
  * The connection failed (the public face turns it into a
@@ -87,6 +88,7 @@ const respond = (context: HandlerContext): Effect.Effect<SimResponse, Connection
     const body = Stream.concat(outcome.body, Stream.execute(bodyEnded("complete"))).pipe(
       Stream.ensuring(bodyEnded("aborted"))
     )
+    wholeAs(outcome.body, body, bodyEnded("complete"))
     return { ...outcome, body }
   }).pipe(
     Effect.onInterrupt(() =>

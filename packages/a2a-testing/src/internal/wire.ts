@@ -36,9 +36,50 @@ export const decodeText = (bytes: Uint8Array): string => decoder.decode(bytes)
 /** @internal */
 export const encodeJson = (value: unknown): Uint8Array => encoder.encode(JSON.stringify(value))
 
+/**
+ * A body that is all there at once, as its HTTP client can read it without running its `Stream` (running
+ * one costs a few hundred microseconds of CPU, most of a simulated request): its bytes, and what to record
+ * when they are handed over whole.
+ *
+ * @internal
+ */
+export interface WholeBody {
+  readonly bytes: Uint8Array
+  readonly handedOver: Effect.Effect<void>
+}
+
+// Keyed by the body's Stream (a `SimResponse` is a plain object, copied as it goes): trickled and endless
+// bodies are not here, and are read as streams.
+const wholeBodies = new WeakMap<Stream.Stream<Uint8Array>, WholeBody>()
+
+/**
+ * The whole body a stream stands for, if it is one of `bodyStream`'s (or `wholeAs`'s).
+ *
+ * @internal
+ */
+export const wholeBodyOf = (body: Stream.Stream<Uint8Array>): WholeBody | undefined => wholeBodies.get(body)
+
+/**
+ * `wrapped` (a stream around `body`) stands for `body`'s whole bytes too, handing them over running
+ * `handedOver`.
+ *
+ * @internal
+ */
+export const wholeAs = (
+  body: Stream.Stream<Uint8Array>,
+  wrapped: Stream.Stream<Uint8Array>,
+  handedOver: Effect.Effect<void>
+): void => {
+  const whole = wholeBodies.get(body)
+  if (whole !== undefined) wholeBodies.set(wrapped, { bytes: whole.bytes, handedOver })
+}
+
 /** @internal */
-export const bodyStream = (bytes: Uint8Array): Stream.Stream<Uint8Array> =>
-  bytes.length === 0 ? Stream.empty : Stream.make(bytes)
+export const bodyStream = (bytes: Uint8Array): Stream.Stream<Uint8Array> => {
+  const stream = bytes.length === 0 ? Stream.empty : Stream.make(bytes)
+  wholeBodies.set(stream, { bytes, handedOver: Effect.void })
+  return stream
+}
 
 /** @internal */
 export const bytesResponse = (

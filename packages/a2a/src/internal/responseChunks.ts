@@ -1,30 +1,14 @@
 /**
  * Reading an answer's body chunk by chunk. Any `HttpClientResponse` is read through its `stream`; a
- * response of the Node layer's own client also offers its chunks directly ({@link ChunkSource}), which
- * skips the Stream machinery on every send.
+ * response that also offers its chunks directly (`ChunkSource`: the Node layer's client, the simulated
+ * platform's) is read through them, which skips the Stream machinery on every send.
  */
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
-
-/** @internal */
-export const ChunkSourceTypeId: unique symbol = Symbol.for("@mainsequence/a2a/internal/ChunkSource")
-
-/**
- * The next chunk of the body, `None` at its end. Reading it once is the only reading of the body.
- *
- * @internal
- */
-export interface ChunkSource {
-  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError>
-}
-
-const isChunkSource = (response: HttpClientResponse.HttpClientResponse): response is
-  & HttpClientResponse.HttpClientResponse
-  & ChunkSource => Predicate.hasProperty(response, ChunkSourceTypeId)
+import * as ChunkSource from "../ChunkSource.js"
 
 /**
  * Runs `f` on each chunk of the body, in order, until the end of the body or the first failure.
@@ -36,11 +20,11 @@ export const forEachChunk = <E>(
   f: (chunk: Uint8Array) => Effect.Effect<void, E>
 ): Effect.Effect<void, E | HttpClientError.ResponseError> => {
   // Stryker disable next-line ConditionalExpression: equivalent: the Node client's responses also offer the same chunks as a stream; the direct path only skips the Stream machinery
-  if (!isChunkSource(response)) {
+  if (!ChunkSource.isChunkSource(response)) {
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: the collected results are thrown away either way
     return Stream.runForEachChunk(response.stream, (chunk) => Effect.forEach(chunk, f, { discard: true }))
   }
-  const next = response[ChunkSourceTypeId]
+  const next = response[ChunkSource.TypeId]
   const loop: Effect.Effect<void, E | HttpClientError.ResponseError> = Effect.flatMap(
     next,
     Option.match({ onNone: () => Effect.void, onSome: (chunk) => Effect.zipRight(f(chunk), loop) })

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import * as ChunkSource from "../ChunkSource.js"
 import {
   type ConnectPhase,
   currentConnectPhase,
@@ -33,7 +34,7 @@ import {
   PhaseAwareTypeId
 } from "./connectTimeout.js"
 import { displayProxy, isDirect, ProxyRefused, type ProxySettings, refusalStatus } from "./proxy.js"
-import { ChunkSourceTypeId, concat } from "./responseChunks.js"
+import { concat } from "./responseChunks.js"
 
 /** Buffered body bytes above which undici is paused until the reader catches up. */
 const highWaterMark = 64 * 1024
@@ -184,7 +185,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   }
 
   /** The body's next chunk; the body can be read once, as chunks, a stream or whole. */
-  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> = Effect
+  readonly [ChunkSource.TypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> = Effect
     .suspend(() => {
       const settle = (chunk: Uint8Array | null) => {
         if (chunk === null) unfinished.unregister(this)
@@ -217,7 +218,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
     return Stream.repeatEffectOption(
       Effect.flatMap(
-        Effect.mapError(this[ChunkSourceTypeId], Option.some),
+        Effect.mapError(this[ChunkSource.TypeId], Option.some),
         Option.match({ onNone: () => Effect.fail(Option.none()), onSome: Effect.succeed })
       )
     ).pipe(Stream.ensuring(Effect.sync(() => this.exchange.finished || this.exchange.abort())))
@@ -230,7 +231,7 @@ class LeanResponse extends Inspectable.Class implements HttpClientResponse.HttpC
     const chunks: Array<Uint8Array> = []
     let size = 0
     const collect: Effect.Effect<Uint8Array<ArrayBuffer>, HttpClientError.ResponseError> = Effect.flatMap(
-      this[ChunkSourceTypeId],
+      this[ChunkSource.TypeId],
       Option.match({
         onNone: () => Effect.sync(() => concat(chunks, size)),
         onSome: (chunk) => {
