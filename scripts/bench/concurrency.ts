@@ -72,66 +72,33 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
   const retryAfterMs = ctx.short ? 100 : 250
   const limit = await sdkDefaultLimit(ctx)
   const limitLabel = limit === undefined ? "no limit" : `limit ${limit}`
+  // Raw undici to ready sessions whose access is known (no resolve), through a pool with the SDK's limit.
+  const accessKnown = (
+    client: "floor" | "floor-in-effect",
+    sessions: number,
+    rest: Pick<Scenario, "sends" | "role"> = {}
+  ): Scenario => ({
+    label: `${
+      client === "floor" ? "floor: raw undici" : "diag: raw undici, each send one Effect fiber"
+    }, ready, access known, ${limitLabel}`,
+    client,
+    mode: "ready",
+    sessions,
+    warm: true,
+    expectedResolves: 0,
+    connections: limit,
+    ...rest
+  })
   const scenarios: Array<Scenario> = [
+    accessKnown("floor", 1, { role: "cold-callers" }),
+    accessKnown("floor", many),
+    accessKnown("floor", many, { sends: burst, role: "burst" }),
+    accessKnown("floor-in-effect", 1, { role: "cold-callers" }),
+    accessKnown("floor-in-effect", many, { sends: burst, role: "burst" }),
     {
-      label: `floor: raw undici, ready, access known, ${limitLabel}`,
-      client: "floor",
-      mode: "ready",
-      sessions: 1,
-      warm: true,
-      expectedResolves: 0,
-      connections: limit,
-      role: "cold-callers"
-    },
-    {
-      label: `floor: raw undici, ready, access known, ${limitLabel}`,
-      client: "floor",
-      mode: "ready",
-      sessions: many,
-      warm: true,
-      expectedResolves: 0,
-      connections: limit
-    },
-    {
-      label: `floor: raw undici, ready, access known, ${limitLabel}`,
-      client: "floor",
-      mode: "ready",
-      sessions: many,
-      warm: true,
-      expectedResolves: 0,
-      sends: burst,
-      connections: limit,
-      role: "burst"
-    },
-    {
-      label: `diag: raw undici, each send one Effect fiber, ready, access known, ${limitLabel}`,
-      client: "floor-in-effect",
-      mode: "ready",
-      sessions: 1,
-      warm: true,
-      expectedResolves: 0,
-      connections: limit,
-      role: "cold-callers"
-    },
-    {
-      label: `diag: raw undici, each send one Effect fiber, ready, access known, ${limitLabel}`,
-      client: "floor-in-effect",
-      mode: "ready",
-      sessions: many,
-      warm: true,
-      expectedResolves: 0,
-      sends: burst,
-      connections: limit,
-      role: "burst"
-    },
-    {
+      ...accessKnown("floor", many, { sends: burst }),
       label: "floor: raw undici, ready, access known, no limit",
-      client: "floor",
-      mode: "ready",
-      sessions: many,
-      warm: true,
-      expectedResolves: 0,
-      sends: burst
+      connections: undefined
     }
   ]
   if (ctx.sdkAvailable) {
