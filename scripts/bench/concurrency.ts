@@ -3,9 +3,10 @@
  * backend (single-flight: one resolution per cold session), wall time, peak memory, sockets the server saw
  * open at once. Its two target rows: 1,000 concurrent callers of one cold session against raw undici's 1,000
  * requests, and a burst of 5,000 concurrent sends to 100 sessions against raw undici's 5,000 (both through a
- * pool with the same per-origin limit). Beside each, a diagnostic row: raw undici with each send run as one
- * Effect fiber, what the fiber per call alone takes of the 2× bound. `connectionLimit` measures that burst at
- * several limits.
+ * pool with the same per-origin limit). Beside each, two diagnostic rows: raw undici with each send run as one
+ * Effect fiber (what the fiber per call alone takes of the 2× bound), and the least a client whose calls are
+ * Effect fibers can do against the same cold sessions (a fiber a call, one `Deferred` per session completed by
+ * its one resolve, the raw undici send). `connectionLimit` measures that burst at several limits.
  */
 import { runTask } from "./lib/child.js"
 import type { BenchContext, Section, Target } from "./lib/context.js"
@@ -89,12 +90,31 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     connections: limit,
     ...rest
   })
+  // The least an Effect client can do against the same cold sessions as ours (see tasks/concurrency.ts).
+  const effectMinimal = (
+    mode: SessionMode,
+    sessions: number,
+    rest: Pick<Scenario, "sends" | "role"> = {}
+  ): Scenario => ({
+    label: `diag: the least Effect client (a fiber a call, one Deferred per session, raw undici), cold ${
+      mode === "slow" ? `first resolve held ${coldDelayMs} ms` : "cache, ready"
+    }, ${limitLabel}`,
+    client: "effect-minimal",
+    mode,
+    sessions,
+    warm: false,
+    expectedResolves: sessions,
+    connections: limit,
+    ...rest
+  })
   const scenarios: Array<Scenario> = [
     accessKnown("floor", 1, { role: "cold-callers" }),
     accessKnown("floor", many),
     accessKnown("floor", many, { sends: burst, role: "burst" }),
     accessKnown("floor-in-effect", 1, { role: "cold-callers" }),
     accessKnown("floor-in-effect", many, { sends: burst, role: "burst" }),
+    effectMinimal("slow", 1, { role: "cold-callers" }),
+    effectMinimal("ready", many, { sends: burst, role: "burst" }),
     {
       ...accessKnown("floor", many, { sends: burst }),
       label: "floor: raw undici, ready, access known, no limit",
@@ -202,7 +222,10 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     "session (one transient, one ready). Memory sampled every 5 ms; Δ from the heap after the GCs. Peak sockets: " +
     "client connections the platform saw open at once (backend and runtimes share its one origin). \"diag\": " +
     "the floor's sends, each run as one Effect fiber (`runPromise` of `Effect.promise`): what a client whose " +
-    "every call is an Effect fiber pays at that concurrency before doing anything of its own.",
+    "every call is an Effect fiber pays at that concurrency before doing anything of its own; and the least " +
+    "such a client can do against ours' cold sessions: a fiber a call (`runPromise`), the calls of a session " +
+    "awaiting one `Deferred` that the session's one resolve (raw undici, unvalidated) completes, then the " +
+    "floor's send; no budget, retry, validation or span.",
     ...(errors.length > 0 ? ["", "Failures: " + errors.join("; ")] : [])
   ].join("\n")
   const oursCold = results.filter((r) =>
@@ -214,8 +237,19 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
           client === "ours" ? undefined : limit
         )
     )
-  const inEffectBar = (row: ReturnType<typeof pick>) =>
-    row === undefined ? [] : [{ label: "floor, each send an Effect fiber", value: heapGrowth(row.result) }]
+  const diagBars = (role: Scenario["role"]) =>
+    [
+      { label: "the least Effect client", row: pick("effect-minimal", role) },
+      { label: "floor, each send an Effect fiber", row: pick("floor-in-effect", role) }
+    ].flatMap(({ label, row }) => row === undefined ? [] : [{ label, value: heapGrowth(row.result) }])
+  // "; the least Effect client: +X (2.03× raw undici), ours 1.29× it": the part of the bound any Effect client takes.
+  const againstLeast = (role: Scenario["role"], ours: number, floor: number) => {
+    const least = pick("effect-minimal", role)
+    if (least === undefined) return ""
+    const leastGrowth = heapGrowth(least.result)
+    return `; the least Effect client +${fmtBytes(leastGrowth)} (${(leastGrowth / floor).toFixed(2)}× raw undici's), ` +
+      `ours ${(ours / leastGrowth).toFixed(2)}× it`
+  }
   const targets: Array<Target> = []
   const callersOurs = pick("ours", "cold-callers")
   const callersFloor = pick("floor", "cold-callers")
@@ -228,7 +262,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         target: `${n} concurrent callers of one cold session: peak heap growth ÷ raw undici's`,
         met: callersOurs.result.failed === 0 && ours <= 2 * floor,
         detail: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
-        figure: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
+        figure: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}${againstLeast("cold-callers", ours, floor)}`,
         goal: "≤ 2× raw undici's",
         ratio: ours / (2 * floor)
       },
@@ -260,7 +294,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         target: `${burst} concurrent sends to ${many} sessions: peak heap growth ÷ raw undici's`,
         met: burstOurs.result.failed === 0 && ours <= 2 * floor,
         detail: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
-        figure: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}`,
+        figure: `+${fmtBytes(ours)} vs +${fmtBytes(floor)}${againstLeast("burst", ours, floor)}`,
         goal: "≤ 2× raw undici's (same limit)",
         ratio: ours / (2 * floor)
       },
@@ -292,7 +326,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         unit: "bytes" as const,
         bars: [
           { label: "ours", value: heapGrowth(callersOurs.result) },
-          ...inEffectBar(pick("floor-in-effect", "cold-callers")),
+          ...diagBars("cold-callers"),
           { label: "floor", value: heapGrowth(callersFloor.result) }
         ],
         limit: { label: "2× floor", value: 2 * heapGrowth(callersFloor.result) }
@@ -304,7 +338,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         unit: "bytes" as const,
         bars: [
           { label: "ours", value: heapGrowth(burstOurs.result) },
-          ...inEffectBar(pick("floor-in-effect", "burst")),
+          ...diagBars("burst"),
           { label: "floor", value: heapGrowth(burstFloor.result) }
         ],
         limit: { label: "2× floor", value: 2 * heapGrowth(burstFloor.result) }

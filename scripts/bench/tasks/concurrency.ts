@@ -5,18 +5,22 @@
  * access is known up front (no resolve at all): the transport's own cost at that concurrency. `client:
  * "floor-in-effect"` (a diagnostic row) is the same floor with each send run as one Effect fiber (`runPromise` of
  * `Effect.promise`): what any client pays at that concurrency when each call is an Effect fiber, before it does
- * anything of its own.
+ * anything of its own. `client: "effect-minimal"` (a diagnostic row) is the least a client whose every call is an
+ * Effect fiber can do against cold sessions: one fiber a call, the calls of a session awaiting one `Deferred` that
+ * the session's one resolve (raw undici, no validation) completes, then the floor's raw undici send; no budget,
+ * no retry, no validation, no span.
  * `warm: true` (ours) primes the cache with one send per session before the timed part.
  */
+import type { Deferred as Resolution } from "effect/Deferred"
 import { randomUUID } from "node:crypto"
 import { Agent } from "undici"
 import { type MemoryPeaks, startMemorySampler } from "../lib/memSampler.js"
-import { admin, type SessionMode } from "../servers/minimalPlatform.js"
+import { admin, RESOLVE_PATH, type SessionMode, USER_TOKEN } from "../servers/minimalPlatform.js"
 import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl } from "../sides/side.js"
 
 export interface ConcurrencyArgs {
   readonly baseUrl: string
-  readonly client: "ours" | "floor" | "floor-in-effect"
+  readonly client: "ours" | "floor" | "floor-in-effect" | "effect-minimal"
   readonly mode: SessionMode
   readonly sessions: number
   readonly sends: number
@@ -42,41 +46,56 @@ export interface ConcurrencyResult {
   readonly peakSockets: number
 }
 
+interface KnownAccess {
+  readonly origin: string
+  readonly path: string
+  readonly token: string
+}
+
+/** The floor's one request: the A2A send of raw undici, its answer parsed and checked by hand. */
+const rawSend = async (agent: Agent, a: KnownAccess, uid: string) => {
+  const res = await agent.request({
+    origin: a.origin,
+    path: a.path,
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${a.token}`,
+      "content-type": "application/a2a+json",
+      accept: "application/a2a+json",
+      "a2a-extensions": RESPONSE_KIND_EXTENSION,
+      "a2a-version": "1.0"
+    },
+    body: JSON.stringify({
+      message: {
+        messageId: `msg-${randomUUID()}`,
+        role: "ROLE_USER",
+        contextId: uid,
+        parts: [{ text: MESSAGE_TEXT }]
+      },
+      configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
+    })
+  })
+  const answer = (await res.body.json()) as { message?: { role?: unknown } }
+  if (res.statusCode !== 200 || answer.message?.role !== "ROLE_AGENT") throw new Error(`status ${res.statusCode}`)
+}
+
+const knownAccess = (rpcUrl: string, token: string): KnownAccess => {
+  const url = new URL(runtimeUrl(rpcUrl, "/api/a2a/v1/message:send"))
+  return { origin: url.origin, path: url.pathname, token }
+}
+
+const agentFor = (args: ConcurrencyArgs) =>
+  new Agent(args.connections === undefined ? {} : { connections: args.connections })
+
 const floorSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
   const inEffect = args.client === "floor-in-effect" ? await import("effect/Effect") : undefined
-  const agent = new Agent(args.connections === undefined ? {} : { connections: args.connections })
-  const access = new Map<string, { origin: string; path: string; token: string }>()
+  const agent = agentFor(args)
+  const access = new Map<string, KnownAccess>()
   for (const uid of uids) {
     const a = await admin.runtime(args.baseUrl, uid)
-    const url = new URL(runtimeUrl(a.rpcUrl, "/api/a2a/v1/message:send"))
-    access.set(uid, { origin: url.origin, path: url.pathname, token: a.token })
+    access.set(uid, knownAccess(a.rpcUrl, a.token))
   }
-  const sendOne = async (uid: string) => {
-    const a = access.get(uid) ?? { origin: "", path: "", token: "" }
-    const res = await agent.request({
-      origin: a.origin,
-      path: a.path,
-      method: "POST",
-      headers: {
-        authorization: `Bearer ${a.token}`,
-        "content-type": "application/a2a+json",
-        accept: "application/a2a+json",
-        "a2a-extensions": RESPONSE_KIND_EXTENSION,
-        "a2a-version": "1.0"
-      },
-      body: JSON.stringify({
-        message: {
-          messageId: `msg-${randomUUID()}`,
-          role: "ROLE_USER",
-          contextId: uid,
-          parts: [{ text: MESSAGE_TEXT }]
-        },
-        configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
-      })
-    })
-    const answer = (await res.body.json()) as { message?: { role?: unknown } }
-    if (res.statusCode !== 200 || answer.message?.role !== "ROLE_AGENT") throw new Error(`status ${res.statusCode}`)
-  }
+  const sendOne = (uid: string) => rawSend(agent, access.get(uid) ?? knownAccess("http://0.0.0.0", ""), uid)
   const start = inEffect === undefined
     ? sendOne
     : (uid: string) => inEffect.runPromise(inEffect.promise(() => sendOne(uid)))
@@ -84,6 +103,44 @@ const floorSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) =>
   if (inEffect !== undefined) await inEffect.runPromise(inEffect.promise(() => Promise.resolve()))
   return {
     run: () => Promise.allSettled(Array.from({ length: args.sends }, (_, i) => start(uids[i % uids.length] ?? ""))),
+    close: () => agent.close()
+  }
+}
+
+const effectMinimalSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
+  const [Effect, Deferred] = await Promise.all([import("effect/Effect"), import("effect/Deferred")])
+  const agent = agentFor(args)
+  const backend = new URL(args.baseUrl).origin
+  const resolve = async (uid: string): Promise<KnownAccess> => {
+    const res = await agent.request({
+      origin: backend,
+      path: RESOLVE_PATH(uid),
+      method: "POST",
+      headers: { authorization: `Bearer ${USER_TOKEN}`, "content-type": "application/json" },
+      body: "{}"
+    })
+    const answer = (await res.body.json()) as { rpc_url?: unknown; token?: unknown }
+    if (typeof answer.rpc_url !== "string" || typeof answer.token !== "string") throw new Error("not admitted")
+    return knownAccess(answer.rpc_url, answer.token)
+  }
+  const resolutions = new Map<string, Resolution<KnownAccess>>()
+  const call = (uid: string) =>
+    Effect.gen(function*() {
+      let resolution = resolutions.get(uid)
+      if (resolution === undefined) {
+        resolution = yield* Deferred.make<KnownAccess>()
+        resolutions.set(uid, resolution)
+        yield* Effect.forkDaemon(Deferred.complete(resolution, Effect.promise(() => resolve(uid))))
+      }
+      const access = yield* Deferred.await(resolution)
+      yield* Effect.promise(() => rawSend(agent, access, uid))
+    })
+  await Effect.runPromise(Effect.promise(() => Promise.resolve()))
+  return {
+    run: () =>
+      Promise.allSettled(
+        Array.from({ length: args.sends }, (_, i) => Effect.runPromise(call(uids[i % uids.length] ?? "")))
+      ),
     close: () => agent.close()
   }
 }
@@ -111,7 +168,11 @@ export const run = async (args: ConcurrencyArgs): Promise<ConcurrencyResult> => 
     retryAfterMs: args.retryAfterMs
   })
   const uids = Array.from({ length: args.sessions }, () => randomUUID())
-  const sides = args.client === "ours" ? await oursSends(args, uids) : await floorSends(args, uids)
+  const sides = args.client === "ours"
+    ? await oursSends(args, uids)
+    : args.client === "effect-minimal"
+    ? await effectMinimalSends(args, uids)
+    : await floorSends(args, uids)
   await admin.reset(args.baseUrl)
   await admin.stats(args.baseUrl)
   const gc = (globalThis as { gc?: () => void }).gc
