@@ -85,10 +85,11 @@ const respond = (context: HandlerContext): Effect.Effect<SimResponse, Connection
           entry.bodyOutcome = bodyOutcome
           entry.bodyEndedAtMs = nowMs
         }))
-    const body = Stream.concat(outcome.body, Stream.execute(bodyEnded("complete"))).pipe(
+    const complete = bodyEnded("complete")
+    const body = Stream.concat(outcome.body, Stream.execute(complete)).pipe(
       Stream.ensuring(bodyEnded("aborted"))
     )
-    wholeAs(outcome.body, body, bodyEnded("complete"))
+    wholeAs(outcome.body, body, complete)
     return { ...outcome, body }
   }).pipe(
     Effect.onInterrupt(() =>

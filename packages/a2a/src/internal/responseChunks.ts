@@ -19,7 +19,7 @@ export const forEachChunk = <E>(
   response: HttpClientResponse.HttpClientResponse,
   f: (chunk: Uint8Array) => Effect.Effect<void, E>
 ): Effect.Effect<void, E | HttpClientError.ResponseError> => {
-  // Stryker disable next-line ConditionalExpression: equivalent: the Node client's responses also offer the same chunks as a stream; the direct path only skips the Stream machinery
+  // Stryker disable next-line ConditionalExpression: equivalent: a ChunkSource response (the Node client's, the simulated platform's) offers the same chunks as its stream; the direct path only skips the Stream machinery
   if (!ChunkSource.isChunkSource(response)) {
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: the collected results are thrown away either way
     return Stream.runForEachChunk(response.stream, (chunk) => Effect.forEach(chunk, f, { discard: true }))
