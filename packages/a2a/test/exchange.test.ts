@@ -72,6 +72,43 @@ describe("exchange: phase limits", () => {
       expect(millis).toBe(3000)
     }))
 
+  // A shared exchange (the backend's) runs under an alarm of its own, without the call's total; when its head
+  // limit ends together with the call's total, the error is still the total's (SPEC §5).
+  it.effect("a shared exchange whose head limit ends with the call's total reports the total", () =>
+    Effect.gen(function*() {
+      const budget: Timeout.Budget = {
+        total: Duration.seconds(3),
+        connect: Duration.seconds(1),
+        read: Duration.seconds(2),
+        totalSeconds: 3
+      }
+      const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget, step: "discover-agent" })
+      const silent = HttpClient.make(() => Effect.never)
+      const request = HttpClientRequest.get("https://backend.example/api/v1/agent-sessions/s-1/")
+      const { error, millis } = yield* failFor(
+        withinBudget(
+          call,
+          exchange(
+            silent,
+            call,
+            "discover-agent",
+            request,
+            { maxResponseBytes: 1024, shared: true, tooLarge: tooLargeDies },
+            Effect.succeed
+          )
+        ),
+        "1 minute"
+      )
+      expect(error).toMatchObject({
+        _tag: "A2ATimeoutError",
+        limit: "total",
+        seconds: 3,
+        step: "discover-agent",
+        messageMayHaveBeenSent: false
+      })
+      expect(millis).toBe(3000)
+    }))
+
   // The call's one watchdog (withinBudget) enforces the exchange's phase limits.
   const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
   const answered = (client: HttpClient.HttpClient, call: Call) =>
