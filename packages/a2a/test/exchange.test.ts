@@ -25,42 +25,51 @@ const tooLargeDies = (refused: ResponseTooLarge): never => {
   throw refused
 }
 
-// A total well past connect + read, so that the phase limits are what the tests see.
-const phased: Timeout.Budget = {
-  total: Duration.seconds(100),
+// connect 1 s, read 2 s, and a total of `totalSeconds`.
+const headLimits = (totalSeconds: number): Timeout.Budget => ({
+  total: Duration.seconds(totalSeconds),
   connect: Duration.seconds(1),
   read: Duration.seconds(2),
-  totalSeconds: 100
-}
+  totalSeconds
+})
+
+// A total well past connect + read, so that the phase limits are what the tests see.
+const phased = headLimits(100)
+
+// One exchange to a client that never answers, under the call's one watchdog (withinBudget), which enforces
+// the phase deadline the exchange sets: the error and when it came.
+const unanswered = (
+  budget: Timeout.Budget,
+  step: "send-message" | "discover-agent",
+  options: { readonly carriesMessage?: boolean; readonly shared?: boolean }
+) =>
+  Effect.gen(function*() {
+    const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget, step })
+    const silent = HttpClient.make(() => Effect.never)
+    const request = step === "send-message"
+      ? HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
+      : HttpClientRequest.get("https://backend.example/api/v1/agent-sessions/s-1/")
+    return yield* failFor(
+      withinBudget(
+        call,
+        exchange(
+          silent,
+          call,
+          step,
+          request,
+          { maxResponseBytes: 1024, ...options, tooLarge: tooLargeDies },
+          Effect.succeed
+        )
+      ),
+      "1 minute"
+    )
+  })
 
 describe("exchange: phase limits", () => {
   it.effect("a head that never comes is cut at connect + read and reported as the response-head limit", () =>
     Effect.gen(function*() {
       // a total well past connect + read, so the head limit is what ends the exchange
-      const budget: Timeout.Budget = {
-        total: Duration.seconds(100),
-        connect: Duration.seconds(1),
-        read: Duration.seconds(2),
-        totalSeconds: 100
-      }
-      const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget, step: "send-message" })
-      const silent = HttpClient.make(() => Effect.never)
-      const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
-      const { error, millis } = yield* failFor(
-        // the call's one watchdog (withinBudget) enforces the phase deadline the exchange sets
-        withinBudget(
-          call,
-          exchange(
-            silent,
-            call,
-            "send-message",
-            request,
-            { maxResponseBytes: 1024, carriesMessage: true, tooLarge: tooLargeDies },
-            Effect.succeed
-          )
-        ),
-        "1 minute"
-      )
+      const { error, millis } = yield* unanswered(headLimits(100), "send-message", { carriesMessage: true })
       expect(error).toMatchObject({
         _tag: "A2ATimeoutError",
         limit: "response-head",
@@ -76,29 +85,7 @@ describe("exchange: phase limits", () => {
   // limit ends together with the call's total, the error is still the total's (SPEC §5).
   it.effect("a shared exchange whose head limit ends with the call's total reports the total", () =>
     Effect.gen(function*() {
-      const budget: Timeout.Budget = {
-        total: Duration.seconds(3),
-        connect: Duration.seconds(1),
-        read: Duration.seconds(2),
-        totalSeconds: 3
-      }
-      const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget, step: "discover-agent" })
-      const silent = HttpClient.make(() => Effect.never)
-      const request = HttpClientRequest.get("https://backend.example/api/v1/agent-sessions/s-1/")
-      const { error, millis } = yield* failFor(
-        withinBudget(
-          call,
-          exchange(
-            silent,
-            call,
-            "discover-agent",
-            request,
-            { maxResponseBytes: 1024, shared: true, tooLarge: tooLargeDies },
-            Effect.succeed
-          )
-        ),
-        "1 minute"
-      )
+      const { error, millis } = yield* unanswered(headLimits(3), "discover-agent", { shared: true })
       expect(error).toMatchObject({
         _tag: "A2ATimeoutError",
         limit: "total",
