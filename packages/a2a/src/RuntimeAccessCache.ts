@@ -19,7 +19,6 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
-import { markNeverSuspends, neverSuspends } from "./internal/neverSuspends.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -125,8 +124,8 @@ export const fromAdmitted = (admitted: RuntimeAccess.Admitted): Effect.Effect<Ca
  */
 export const make = (store: RuntimeAccessStore): Effect.Effect<Service> => Effect.sync(() => cacheOver(store))
 
-const cacheOver = (store: RuntimeAccessStore): Service => {
-  const cache = RuntimeAccessCache.of({
+const cacheOver = (store: RuntimeAccessStore): Service =>
+  RuntimeAccessCache.of({
     get: (key) =>
       Effect.flatMap(
         store.get(key),
@@ -147,8 +146,6 @@ const cacheOver = (store: RuntimeAccessStore): Service => {
       ),
     invalidate: (key) => store.remove(key)
   })
-  return neverSuspends(store) ? markNeverSuspends(cache) : cache
-}
 
 /**
  * @since 0.2.0
@@ -207,7 +204,7 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
         if (now >= access.validUntilMillis) entries.delete(key)
       }
     }
-    return markNeverSuspends({
+    return {
       get: (key) =>
         Effect.clockWith((clock) =>
           Effect.sync(() => {
@@ -236,7 +233,7 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
         ),
       remove: (key) => Effect.sync(() => void entries.delete(key)),
       size: Effect.sync(() => entries.size)
-    })
+    }
   })
 
 /**

@@ -2,17 +2,13 @@
 // key scopes entries by backend URL (a trailing slash is the same backend), user (username, else the access
 // token) and session.
 import type * as HttpClient from "@effect/platform/HttpClient"
-import * as KeyValueStore from "@effect/platform/KeyValueStore"
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
-import type * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as A2AClient from "../src/A2AClient.js"
-import { makeClientEnv } from "../src/internal/clientEnv.js"
-import * as A2ANode from "../src/node.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import * as Timeout from "../src/Timeout.js"
 import { platform, session, sessionUid } from "./fixtures.js"
@@ -147,36 +143,4 @@ describe("client options: the cache key", () => {
       expect(yield* sendWith({ accessToken: Redacted.value(otherToken) })).toBe(2)
       expect(yield* sendWith({})).toBe(2)
     })))
-})
-
-describe("client environment: a Message call runs on its caller's fiber only where every wait hands its abort", () => {
-  const handTheirAbort = (
-    http: Layer.Layer<HttpClient.HttpClient, ConfigError.ConfigError>,
-    cache: Layer.Layer<RuntimeAccessCache.RuntimeAccessCache>
-  ) =>
-    Effect.scoped(
-      Effect.map(
-        makeClientEnv({ backendUrl: base, accessToken: SimulatedPlatform.defaultUserAccessToken }, 1024),
-        (env) => env.waitsHandTheirAbort
-      )
-    ).pipe(Effect.provide(Layer.merge(http, cache)), Effect.orDie)
-
-  it.effect("the Node layer's client with an in-memory cache; not another client, nor a store that may suspend", () =>
-    Effect.gen(function*() {
-      const node = A2ANode.layerHttpClient()
-      const simulated = Layer.orDie(layerTest({ sessions: [session()] }))
-      expect(yield* handTheirAbort(node, RuntimeAccessCache.layerMemory)).toBe(true)
-      expect(yield* handTheirAbort(node, RuntimeAccessCache.layerMemoryWith({ maxEntries: 5 }))).toBe(true)
-      expect(yield* handTheirAbort(simulated, RuntimeAccessCache.layerMemory)).toBe(false)
-      expect(
-        yield* handTheirAbort(
-          node,
-          RuntimeAccessCache.layerKeyValueStore().pipe(Layer.provide(KeyValueStore.layerMemory))
-        )
-      ).toBe(false)
-      // A copy of the in-memory store may wait in its own ways (here it could): it is not taken as one.
-      const store = yield* RuntimeAccessCache.makeMemoryStore
-      expect(yield* handTheirAbort(node, RuntimeAccessCache.layerStore({ ...store }))).toBe(false)
-      expect(yield* handTheirAbort(node, RuntimeAccessCache.layerStore(store))).toBe(true)
-    }))
 })

@@ -1,21 +1,12 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
-import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
-import * as TestClock from "effect/TestClock"
-import { A2AInputError } from "../src/A2AError.js"
 import { withinBudget } from "../src/internal/budget.js"
 import { type Call, makeCall } from "../src/internal/callContext.js"
-import {
-  type ConnectPhase,
-  currentConnectPhase,
-  noConnectPhase,
-  PhaseAwareTypeId
-} from "../src/internal/connectTimeout.js"
+import { currentConnectPhase, noConnectPhase } from "../src/internal/connectTimeout.js"
 import { exchange, type ResponseTooLarge } from "../src/internal/exchange.js"
 import type * as Timeout from "../src/Timeout.js"
 import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
@@ -36,12 +27,11 @@ const headLimits = (totalSeconds: number): Timeout.Budget => ({
 // A total well past connect + read, so that the phase limits are what the tests see.
 const phased = headLimits(100)
 
-// One exchange to a client that never answers, under the call's one watchdog (withinBudget), which enforces
-// the phase deadline the exchange sets: the error and when it came.
+// One exchange to a client that never answers, within the call's total (withinBudget): the error and when it came.
 const unanswered = (
   budget: Timeout.Budget,
   step: "send-message" | "discover-agent",
-  options: { readonly carriesMessage?: boolean; readonly shared?: boolean }
+  options: { readonly carriesMessage?: boolean }
 ) =>
   Effect.gen(function*() {
     const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget, step })
@@ -52,14 +42,7 @@ const unanswered = (
     return yield* failFor(
       withinBudget(
         call,
-        exchange(
-          silent,
-          call,
-          step,
-          request,
-          { maxResponseBytes: 1024, ...options, tooLarge: tooLargeDies },
-          Effect.succeed
-        )
+        exchange(silent, call, step, request, { maxResponseBytes: 1024, ...options, peer: "runtime", tooLarge: tooLargeDies })
       ),
       "1 minute"
     )
@@ -81,11 +64,10 @@ describe("exchange: phase limits", () => {
       expect(millis).toBe(3000)
     }))
 
-  // A shared exchange (the backend's) runs under an alarm of its own, without the call's total; when its head
-  // limit ends together with the call's total, the error is still the total's (SPEC §5).
-  it.effect("a shared exchange whose head limit ends with the call's total reports the total", () =>
+  // When an exchange's head limit ends together with the call's total, the error is the total's (SPEC §5).
+  it.effect("an exchange whose head limit ends with the call's total reports the total", () =>
     Effect.gen(function*() {
-      const { error, millis } = yield* unanswered(headLimits(3), "discover-agent", { shared: true })
+      const { error, millis } = yield* unanswered(headLimits(3), "discover-agent", {})
       expect(error).toMatchObject({
         _tag: "A2ATimeoutError",
         limit: "total",
@@ -96,10 +78,9 @@ describe("exchange: phase limits", () => {
       expect(millis).toBe(3000)
     }))
 
-  // The call's one watchdog (withinBudget) enforces the exchange's phase limits.
   const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
   const answered = (client: HttpClient.HttpClient, call: Call) =>
-    exchange(client, call, "get-task", request, { maxResponseBytes: 1024, tooLarge: tooLargeDies }, Effect.succeed)
+    exchange(client, call, "get-task", request, { maxResponseBytes: 1024, peer: "runtime", tooLarge: tooLargeDies })
 
   it.effect("an exchange's phase limit ends with it: the call may then wait longer than read, up to its total", () =>
     Effect.gen(function*() {
@@ -137,92 +118,27 @@ describe("exchange: phase limits", () => {
     }))
 })
 
-// What passes between an exchange and the HTTP layer for the head: a client that takes the phase directly (the
-// Node layer's) is handed it and no fiber ref is set; any other sees it in the fiber's refs, set back after the
-// head. A step of the call between two exchanges (a custom cache, say) sees the refs as they were.
+// What passes between an exchange and the HTTP layer for the head: the connect phase in the fiber's refs, with
+// the platform's own span off (it would hold the bearer token); both set back after the head.
 describe("exchange: the connect phase handed to the HTTP layer", () => {
-  type Seen = readonly [
-    label: string,
-    phase: string,
-    disabledWhen: (request: HttpClientRequest.HttpClientRequest) => boolean
-  ]
   const request = HttpClientRequest.get("https://runtime.example/api/a2a/v1/tasks/t-1")
+  type Seen = readonly [label: string, phase: string, spanOff: boolean]
   const seen = (label: string, log: Array<Seen>) =>
     Effect.withFiberRuntime((fiber) => {
       const phase = fiber.getFiberRef(currentConnectPhase) === noConnectPhase ? "none" : "exchange"
-      log.push([label, phase, fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)])
+      log.push([label, phase, fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)(request)])
       return Effect.void
     })
 
-  it.effect("a generic client sees it in the fiber's refs, set back after the head; a client that takes it, none set", () =>
+  it.effect("the client sees the exchange's phase during the head, with the platform's span off; both set back after", () =>
     Effect.gen(function*() {
       const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: phased, step: "get-task" })
       const before = yield* FiberRef.get(HttpClient.currentTracerDisabledWhen)
       const log: Array<Seen> = []
-      const generic = HttpClient.make((request) =>
-        Effect.as(seen("generic, head", log), jsonResponse(request, 200, { ok: true }))
-      )
-      const handed: Array<string> = []
-      const direct = Object.assign(
-        HttpClient.make(() => Effect.die("the direct way in is taken, not execute")),
-        {
-          [PhaseAwareTypeId]: (request: HttpClientRequest.HttpClientRequest, phase: ConnectPhase) => {
-            handed.push(phase === noConnectPhase ? "none" : "exchange")
-            return Effect.as(seen("direct, head", log), jsonResponse(request, 200, { ok: true }))
-          }
-        }
-      )
-      for (const client of [generic, direct]) {
-        yield* exchange(
-          client,
-          call,
-          "get-task",
-          request,
-          { maxResponseBytes: 1024, tooLarge: tooLargeDies },
-          (answer) => Effect.as(seen("after", log), answer)
-        )
-      }
-      expect(log.map(([label, phase]) => [label, phase])).toEqual([
-        ["generic, head", "exchange"],
-        ["after", "none"],
-        ["direct, head", "none"],
-        ["after", "none"]
-      ])
-      // The platform's own span is off for the generic client's head only; the ref is the same one after.
-      expect(log[0]?.[2](request)).toBe(true)
-      expect(log.slice(1).map(([, , disabledWhen]) => disabledWhen === before)).toEqual([true, true, true])
-      expect(handed).toEqual(["exchange"])
-    }))
-})
-
-// A call's deadline is an alarm in its client's queue; the budget takes it out when the call ends, however it
-// ends, so a client that runs for months keeps no alarm for calls gone (the default budget is 905 s).
-describe("budget: a call that has ended leaves no alarm behind", () => {
-  it.effect("succeeded, failed, interrupted or timed out: its alarm is out of the queue", () =>
-    Effect.gen(function*() {
-      const budgetOf = (seconds: number): Timeout.Budget => ({
-        total: Duration.seconds(seconds),
-        connect: undefined,
-        read: undefined,
-        totalSeconds: seconds
-      })
-      const call = (seconds: number) =>
-        makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: budgetOf(seconds), step: "send-message" })
-      const long = yield* call(905)
-      const alarms = long.alarms.of(yield* Clock.clockWith(Effect.succeed))
-      expect(yield* withinBudget(long, Effect.succeed("done"))).toBe("done")
-      expect(alarms.size).toBe(0)
-      const refused = new A2AInputError({ field: "message", reason: "must not be blank" })
-      expect(yield* Effect.flip(withinBudget(long, Effect.fail(refused)))).toBe(refused)
-      expect(alarms.size).toBe(0)
-      const interrupted = yield* Effect.fork(withinBudget(long, Effect.never))
-      yield* TestClock.adjust("1 second")
-      expect(alarms.size).toBe(1)
-      yield* Fiber.interrupt(interrupted)
-      expect(alarms.size).toBe(0)
-      const timedOut = yield* Effect.fork(Effect.flip(withinBudget(yield* call(2), Effect.never)))
-      yield* TestClock.adjust("3 seconds")
-      expect(yield* Fiber.join(timedOut)).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 2 })
-      expect(alarms.size).toBe(0)
+      const client = HttpClient.make((request) => Effect.as(seen("head", log), jsonResponse(request, 200, { ok: true })))
+      yield* exchange(client, call, "get-task", request, { maxResponseBytes: 1024, peer: "runtime", tooLarge: tooLargeDies })
+      yield* seen("after", log)
+      expect(log).toEqual([["head", "exchange", true], ["after", "none", before(request)]])
+      expect(yield* FiberRef.get(HttpClient.currentTracerDisabledWhen)).toBe(before)
     }))
 })

@@ -4,6 +4,7 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { A2ASchema, layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -237,3 +238,7 @@ export const leaveWaitThenWake = (advance: Duration.DurationInput) =>
     )
     return first
   })
+
+/** The client a layer provides, built in the current scope: it lives, with its sessions, as long as that scope. */
+export const clientOf = <E, R>(layer: Layer.Layer<A2AClient.A2AClient, E, R>) =>
+  Effect.map(Layer.build(layer), Context.get(A2AClient.A2AClient))

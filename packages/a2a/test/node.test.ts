@@ -13,17 +13,14 @@ import * as A2AClient from "../src/A2AClient.js"
 import * as Attachment from "../src/Attachment.js"
 import * as Node from "../src/node.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { recordSpans } from "./fixtures.js"
+import { recordSpans, clientOf } from "./fixtures.js"
 
 const onReferencePlatform = <A, E>(
   f: (a2a: A2AClient.Service, url: string) => Effect.Effect<A, E>
 ) =>
   Effect.gen(function*() {
     const { url } = yield* serveReferencePlatform({ port: 0 })
-    const a2a = yield* Effect.provide(
-      A2AClient.A2AClient,
-      Node.layer({ backendUrl: url, accessToken: demoUserAccessToken })
-    )
+    const a2a = yield* clientOf(Node.layer({ backendUrl: url, accessToken: demoUserAccessToken }))
     return yield* f(a2a, url)
   })
 
@@ -61,10 +58,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
     Effect.gen(function*() {
       const stalled = stalledSession("a")
       const { url } = yield* serveReferencePlatform({ port: 0, sessions: [stalled] })
-      const a2a = yield* Effect.provide(
-        A2AClient.A2AClient,
-        Node.layer({ backendUrl: url, accessToken: demoUserAccessToken })
-      )
+      const a2a = yield* clientOf(Node.layer({ backendUrl: url, accessToken: demoUserAccessToken }))
       const error = yield* Effect.flip(
         a2a.sendA2AMessage(stalled.sessionUid, { message: "x", timeout: [2, 0.4] })
       )
@@ -95,7 +89,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
         )
       }
       for (const [name, layer] of Object.entries(clients)) {
-        const a2a = yield* Effect.provide(A2AClient.A2AClient, layer)
+        const a2a = yield* clientOf(layer)
         const { spans, tracer } = yield* recordSpans
         const error = yield* Effect.flip(
           a2a.sendA2AMessage(stalled.sessionUid, { message: "x", timeout: [2, 0.4] }).pipe(Effect.withTracer(tracer))
@@ -115,10 +109,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
 
   it.scopedLive("a refused connection is an A2ATransportError without request text", () =>
     Effect.gen(function*() {
-      const a2a = yield* Effect.provide(
-        A2AClient.A2AClient,
-        Node.layer({ backendUrl: "http://127.0.0.1:9", accessToken: demoUserAccessToken })
-      )
+      const a2a = yield* clientOf(Node.layer({ backendUrl: "http://127.0.0.1:9", accessToken: demoUserAccessToken }))
       const error = yield* Effect.flip(a2a.sendA2AMessage(demoSessionUids.ready, { message: "x", timeout: [1, 1] }))
       expect(error).toMatchObject({ _tag: "A2ATransportError", messageMayHaveBeenSent: false })
       expect(error.message).not.toContain(Redacted.value(demoUserAccessToken))
@@ -131,10 +122,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       const provider = ConfigProvider.fromMap(
         new Map([["MAINSEQUENCE_ENDPOINT", url], ["MAINSEQUENCE_ACCESS_TOKEN", Redacted.value(demoUserAccessToken)]])
       )
-      const a2a = yield* Effect.provide(
-        A2AClient.A2AClient,
-        Node.layerConfig().pipe(Layer.provide(Layer.setConfigProvider(provider)))
-      )
+      const a2a = yield* clientOf(Node.layerConfig().pipe(Layer.provide(Layer.setConfigProvider(provider))))
       const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
       expect(answer.role).toBe("ROLE_AGENT")
     }))
@@ -143,13 +131,10 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
     Effect.gen(function*() {
       const { url } = yield* serveReferencePlatform({ port: 0 })
       const token = Redacted.value(demoUserAccessToken)
-      const a2a = yield* Effect.provide(A2AClient.A2AClient, Node.layer({ backendUrl: url, accessToken: token }))
+      const a2a = yield* clientOf(Node.layer({ backendUrl: url, accessToken: token }))
       const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
       expect(answer.role).toBe("ROLE_AGENT")
-      const refused = yield* Effect.provide(
-        A2AClient.A2AClient,
-        Node.layer({ backendUrl: url, accessToken: "not-the-token" })
-      )
+      const refused = yield* clientOf(Node.layer({ backendUrl: url, accessToken: "not-the-token" }))
       const error = yield* Effect.flip(refused.sendA2AMessage(demoSessionUids.ready, { message: "hi" }))
       expect(error._tag).toBe("NotLoggedInError")
       expect(error.message).not.toContain("not-the-token")

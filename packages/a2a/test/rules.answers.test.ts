@@ -2,8 +2,7 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import * as A2AClient from "../src/A2AClient.js"
-import { fakeRuntime, jsonResponse, sessionUid } from "./fixtures.js"
+import { fakeRuntime, jsonResponse, sessionUid, clientOf } from "./fixtures.js"
 
 // SPEC §4 / §7: every rule of a runtime answer has its own `rule` and a reason that says what broke. The
 // answers are written by hand (a runtime the simulated platform does not play), each given as the 200
@@ -31,13 +30,10 @@ const task = (fields: Record<string, unknown> = {}) => ({
 const sendAnswered = (body: unknown, kind: "message" | "task" = "message", taskId?: string) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
-    const a2a = yield* Effect.provide(
-      A2AClient.A2AClient,
-      fakeRuntime((request) => {
+    const a2a = yield* clientOf(fakeRuntime((request) => {
         seen.push(`${request.method} ${request.url}`)
         return Effect.succeed(jsonResponse(request, 200, body))
-      })
-    )
+      }))
     const result = yield* Effect.either(
       a2a.sendA2AMessage(sessionUid, {
         message: "hi",
@@ -70,21 +66,21 @@ const failure = (result: Outcome) => result._tag === "Left" ? { ...result.left }
 const success = (result: Outcome) => result._tag === "Right" ? result.right : { unexpected: { ...result.left } }
 
 describe("rules: the kind of answer (SPEC §4, §7)", () => {
-  it.effect("a Task request answered with a Message → response-kind, naming both", () =>
+  it.scoped("a Task request answered with a Message → response-kind, naming both", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ message: message() }, "task"))).toEqual(
         invalid("response-kind", "response-kind mismatch: the Agent answered a Task request with a Message")
       )
     }))
 
-  it.effect("a Message request answered with a Task → response-kind, naming both", () =>
+  it.scoped("a Message request answered with a Task → response-kind, naming both", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ task: task() }))).toEqual(
         invalid("response-kind", "response-kind mismatch: the Agent answered a Message request with a Task")
       )
     }))
 
-  it.effect("an object with neither → envelope, naming the object expected", () =>
+  it.scoped("an object with neither → envelope, naming the object expected", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ answer: message() }))).toEqual(
         invalid("envelope", "the answer has no \"message\" object")
@@ -94,7 +90,7 @@ describe("rules: the kind of answer (SPEC §4, §7)", () => {
       )
     }))
 
-  it.effect("a JSON string, number or array is not an object → envelope", () =>
+  it.scoped("a JSON string, number or array is not an object → envelope", () =>
     Effect.gen(function*() {
       for (const body of ["hello", 42, [message()], null]) {
         expect([body, failure(yield* sendAnswered(body))]).toEqual([
@@ -104,7 +100,7 @@ describe("rules: the kind of answer (SPEC §4, §7)", () => {
       }
     }))
 
-  it.effect("\"message\" or \"task\" that is not an object → envelope", () =>
+  it.scoped("\"message\" or \"task\" that is not an object → envelope", () =>
     Effect.gen(function*() {
       for (const value of ["hello", 7, null, [message()]]) {
         expect(failure(yield* sendAnswered({ message: value }))).toEqual(
@@ -118,7 +114,7 @@ describe("rules: the kind of answer (SPEC §4, §7)", () => {
 })
 
 describe("rules: a Message answer (SPEC §4)", () => {
-  it.effect("role other than ROLE_AGENT, or none → rule role, saying what came", () =>
+  it.scoped("role other than ROLE_AGENT, or none → rule role, saying what came", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ message: message({ role: "ROLE_USER" }) }))).toEqual(
         invalid("role", "the message role must be ROLE_AGENT (got \"ROLE_USER\")")
@@ -128,7 +124,7 @@ describe("rules: a Message answer (SPEC §4)", () => {
       )
     }))
 
-  it.effect("messageId blank or not a string → rule message-id", () =>
+  it.scoped("messageId blank or not a string → rule message-id", () =>
     Effect.gen(function*() {
       for (const messageId of [" ", 12, undefined]) {
         expect(failure(yield* sendAnswered({ message: message({ messageId }) }))).toEqual(
@@ -137,7 +133,7 @@ describe("rules: a Message answer (SPEC §4)", () => {
       }
     }))
 
-  it.effect("parts missing or empty → rule parts, each with its own reason", () =>
+  it.scoped("parts missing or empty → rule parts, each with its own reason", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ message: message({ parts: undefined }) }))).toEqual(
         invalid("parts", "the message has no parts array; it must have a non-empty one")
@@ -150,7 +146,7 @@ describe("rules: a Message answer (SPEC §4)", () => {
       )
     }))
 
-  it.effect("contextId missing or null → rule context-id \"has no contextId\"; another one → \"another session\"", () =>
+  it.scoped("contextId missing or null → rule context-id \"has no contextId\"; another one → \"another session\"", () =>
     Effect.gen(function*() {
       for (const contextId of [undefined, null]) {
         expect(failure(yield* sendAnswered({ message: message({ contextId }) }))).toEqual(
@@ -165,7 +161,7 @@ describe("rules: a Message answer (SPEC §4)", () => {
       )
     }))
 
-  it.effect("passes the four rules but breaks the Message shape → rule schema, naming where (no value)", () =>
+  it.scoped("passes the four rules but breaks the Message shape → rule schema, naming where (no value)", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ message: message({ parts: [{ text: "ok" }, 42] }) }))).toEqual(
         invalid("schema", "the message does not match the A2A v1 Message shape at parts.1")
@@ -175,7 +171,7 @@ describe("rules: a Message answer (SPEC §4)", () => {
       )
     }))
 
-  it.effect("a valid Message is returned whole", () =>
+  it.scoped("a valid Message is returned whole", () =>
     Effect.gen(function*() {
       const answer = message({ taskId: null, extra: { kept: true } })
       expect(success(yield* sendAnswered({ message: answer }))).toEqual(answer)
@@ -183,7 +179,7 @@ describe("rules: a Message answer (SPEC §4)", () => {
 })
 
 describe("rules: a Task answer to a send (SPEC §7)", () => {
-  it.effect("id blank or missing → rule task-id", () =>
+  it.scoped("id blank or missing → rule task-id", () =>
     Effect.gen(function*() {
       for (const id of ["  ", undefined, 3]) {
         expect(failure(yield* sendAnswered({ task: task({ id }) }, "task"))).toEqual(
@@ -192,7 +188,7 @@ describe("rules: a Task answer to a send (SPEC §7)", () => {
       }
     }))
 
-  it.effect("state unknown or missing → rule task-state, quoting what came", () =>
+  it.scoped("state unknown or missing → rule task-state, quoting what came", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ task: task({ status: { state: "DONE" } }) }, "task"))).toEqual(
         invalid("task-state", "the task's status.state \"DONE\" is not a known Task state")
@@ -205,7 +201,7 @@ describe("rules: a Task answer to a send (SPEC §7)", () => {
       )
     }))
 
-  it.effect("contextId missing → \"the task has no contextId\"; another → \"the task belongs to another session\"", () =>
+  it.scoped("contextId missing → \"the task has no contextId\"; another → \"the task belongs to another session\"", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ task: task({ contextId: undefined }) }, "task"))).toEqual(
         invalid("context-id", `the task has no contextId; it must be the session uid ${sessionUid}`)
@@ -218,14 +214,14 @@ describe("rules: a Task answer to a send (SPEC §7)", () => {
       )
     }))
 
-  it.effect("passes the rules but breaks the Task shape → rule schema, naming where", () =>
+  it.scoped("passes the rules but breaks the Task shape → rule schema, naming where", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ task: task({ artifacts: "x" }) }, "task"))).toEqual(
         invalid("schema", "the task does not match the A2A v1 Task shape at artifacts")
       )
     }))
 
-  it.effect("a follow-up answered with another Task → rule task-id; with the same Task → the Task", () =>
+  it.scoped("a follow-up answered with another Task → rule task-id; with the same Task → the Task", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ task: task({ id: "t-2" }) }, "task", "t-1"))).toEqual(
         invalid(
@@ -241,9 +237,7 @@ describe("rules: a Task answer to a send (SPEC §7)", () => {
 const getAnswered = (body: unknown) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
-    const a2a = yield* Effect.provide(
-      A2AClient.A2AClient,
-      fakeRuntime((request) => {
+    const a2a = yield* clientOf(fakeRuntime((request) => {
         seen.push(`${request.method} ${request.url}`)
         return Effect.succeed(
           HttpClientResponse.fromWeb(
@@ -251,8 +245,7 @@ const getAnswered = (body: unknown) =>
             new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/a2a+json" } })
           )
         )
-      })
-    )
+      }))
     const result = yield* Effect.either(a2a.getA2ATask(sessionUid, "t-1"))
     expect(seen).toEqual(["GET https://runtime.example/api/a2a/v1/tasks/t-1"])
     return result
@@ -265,7 +258,7 @@ describe("rules: the answer of get / cancel task (SPEC §7)", () => {
     return rest
   }
 
-  it.effect("a Message → response-kind \"the runtime answered with a Message, not a Task\"", () =>
+  it.scoped("a Message → response-kind \"the runtime answered with a Message, not a Task\"", () =>
     Effect.gen(function*() {
       const result = yield* getAnswered({ message: message() })
       expect(result._tag === "Left" ? { ...result.left } : result).toEqual(
@@ -273,14 +266,14 @@ describe("rules: the answer of get / cancel task (SPEC §7)", () => {
       )
     }))
 
-  it.effect("a bare Task, or a wrapped one, is a Task even when it also has a \"message\" field", () =>
+  it.scoped("a bare Task, or a wrapped one, is a Task even when it also has a \"message\" field", () =>
     Effect.gen(function*() {
       const bare = task({ message: "a field of the Task" })
       expect(success(yield* getAnswered(bare))).toEqual(bare)
       expect(success(yield* getAnswered({ task: task(), message: message() }))).toEqual(task())
     }))
 
-  it.effect("a bare Task that breaks a rule names the rule", () =>
+  it.scoped("a bare Task that breaks a rule names the rule", () =>
     Effect.gen(function*() {
       const result = yield* getAnswered(task({ id: "" }))
       expect(result._tag === "Left" ? { ...result.left } : result).toEqual(

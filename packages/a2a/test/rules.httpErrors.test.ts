@@ -3,7 +3,7 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as A2AClient from "../src/A2AClient.js"
-import { fakeRuntime, sessionUid } from "./fixtures.js"
+import { fakeRuntime, sessionUid, clientOf } from "./fixtures.js"
 
 // SPEC §4: a runtime error answer is read as google.rpc.Status JSON, its ErrorInfo found anywhere in
 // `details` (only an entry typed google.rpc.ErrorInfo counts); status and `reason` decide the error, the
@@ -37,13 +37,10 @@ const failing = (
 ) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
-    const a2a = yield* Effect.provide(
-      A2AClient.A2AClient,
-      fakeRuntime((request) => {
+    const a2a = yield* clientOf(fakeRuntime((request) => {
         seen.push(`${request.method} ${request.url}`)
         return Effect.succeed(respond(request, status, body))
-      })
-    )
+      }))
     const error = yield* Effect.flip(call(a2a))
     // never retried
     expect(seen).toHaveLength(1)
@@ -59,7 +56,7 @@ const sendFields = (status: number) => ({
 })
 
 describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
-  it.effect("an entry without @type, or of another type, is not the ErrorInfo: the typed one is", () =>
+  it.scoped("an entry without @type, or of another type, is not the ErrorInfo: the typed one is", () =>
     Effect.gen(function*() {
       expect(yield* failing(400, rpc(400, "bad", [{ reason: "UNTYPED" }]))).toEqual({
         _tag: "A2ARequestError",
@@ -77,14 +74,14 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       ).toEqual({ _tag: "A2ARequestError", ...sendFields(400), reason: "UNSUPPORTED_OPERATION", detail: "bad" })
     }))
 
-  it.effect("found nested in details; an ErrorInfo without a string reason is passed over", () =>
+  it.scoped("found nested in details; an ErrorInfo without a string reason is passed over", () =>
     Effect.gen(function*() {
       expect(
         yield* failing(409, rpc(409, "nested", [{ wrapper: { inner: [info("", { reason: 7 }), info("DEEP")] } }]))
       ).toEqual({ _tag: "A2ARequestError", ...sendFields(409), reason: "DEEP", detail: "nested" })
     }))
 
-  it.effect("looked for eight levels deep, not deeper", () =>
+  it.scoped("looked for eight levels deep, not deeper", () =>
     Effect.gen(function*() {
       // details itself is level 0, an entry of it level 1; each array around the ErrorInfo adds one
       const wrapped = (levels: number): unknown => levels === 1 ? info("DEEP") : [wrapped(levels - 1)]
@@ -101,7 +98,7 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       })
     }))
 
-  it.effect("an entry whose @type is not a string is passed over (no crash)", () =>
+  it.scoped("an entry whose @type is not a string is passed over (no crash)", () =>
     Effect.gen(function*() {
       expect(yield* failing(400, rpc(400, "bad", [{ "@type": 5, reason: "NUMERIC_TYPE" }, info("TYPED")]))).toEqual({
         _tag: "A2ARequestError",
@@ -111,7 +108,7 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       })
     }))
 
-  it.effect("an ErrorInfo-typed entry that does not decode is searched inside, like any other object", () =>
+  it.scoped("an ErrorInfo-typed entry that does not decode is searched inside, like any other object", () =>
     Effect.gen(function*() {
       const broken = {
         "@type": "type.googleapis.com/google.rpc.ErrorInfo",
@@ -126,7 +123,7 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       })
     }))
 
-  it.effect("eight levels also count through objects: three objects deep is found, five is not", () =>
+  it.scoped("eight levels also count through objects: three objects deep is found, five is not", () =>
     Effect.gen(function*() {
       // an object's values are one level below it and each value one more
       const inObjects = (n: number): unknown => n === 0 ? info("IN_OBJECTS") : { inner: inObjects(n - 1) }
@@ -138,7 +135,7 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       })
     }))
 
-  it.effect("a Status message or error that is not a string is not the detail: the body text is", () =>
+  it.scoped("a Status message or error that is not a string is not the detail: the body text is", () =>
     Effect.gen(function*() {
       expect(yield* failing(400, { error: { code: 400, message: 42 } })).toEqual({
         _tag: "A2ARequestError",
@@ -152,7 +149,7 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
       })
     }))
 
-  it.effect("a Status without the error wrapper is read the same; a plain-string error is the detail", () =>
+  it.scoped("a Status without the error wrapper is read the same; a plain-string error is the detail", () =>
     Effect.gen(function*() {
       expect(yield* failing(400, { code: 400, message: "bare", details: [info("BARE")] })).toEqual({
         _tag: "A2ARequestError",
@@ -174,7 +171,7 @@ describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
 })
 
 describe("rules: runtime error statuses on a send (SPEC §4)", () => {
-  it.effect("5xx → ServerError from the runtime with the ErrorInfo reason and the Status message", () =>
+  it.scoped("5xx → ServerError from the runtime with the ErrorInfo reason and the Status message", () =>
     Effect.gen(function*() {
       const error = yield* failing(503, rpc(503, "down for a moment", [info("BACKEND_DOWN")]))
       expect(error).toEqual({
@@ -186,7 +183,7 @@ describe("rules: runtime error statuses on a send (SPEC §4)", () => {
       })
     }))
 
-  it.effect("an HTML 500 page → ServerError naming the page; a 4xx HTML page → A2ARequestError naming it", () =>
+  it.scoped("an HTML 500 page → ServerError naming the page; a 4xx HTML page → A2ARequestError naming it", () =>
     Effect.gen(function*() {
       expect(yield* failing(500, "<html><title>Oops</title></html>")).toEqual({
         _tag: "ServerError",
@@ -201,7 +198,7 @@ describe("rules: runtime error statuses on a send (SPEC §4)", () => {
       })
     }))
 
-  it.effect("the Message limit is a 504 only: a 502 with that ErrorInfo is a ServerError", () =>
+  it.scoped("the Message limit is a 504 only: a 502 with that ErrorInfo is a ServerError", () =>
     Effect.gen(function*() {
       const limit = info("MESSAGE_RESPONSE_LIMIT_EXCEEDED", { domain: "mainsequence.ai" })
       expect(yield* failing(502, rpc(502, "cut", [limit]))).toEqual({
@@ -234,7 +231,7 @@ describe("rules: runtime error statuses on get / cancel task (SPEC §4, §7)", (
     status
   })
 
-  it.effect("TASK_NOT_FOUND → TaskNotFoundError; TASK_NOT_CANCELABLE → TaskNotCancelableError (keyed on reason)", () =>
+  it.scoped("TASK_NOT_FOUND → TaskNotFoundError; TASK_NOT_CANCELABLE → TaskNotCancelableError (keyed on reason)", () =>
     Effect.gen(function*() {
       expect(yield* failing(404, rpc(404, "no such task", [info("TASK_NOT_FOUND")]), get)).toEqual({
         _tag: "TaskNotFoundError",
@@ -255,14 +252,14 @@ describe("rules: runtime error statuses on get / cancel task (SPEC §4, §7)", (
       })
     }))
 
-  it.effect("TASK_NOT_CANCELABLE only in the message, without ErrorInfo → A2ARequestError without reason", () =>
+  it.scoped("TASK_NOT_CANCELABLE only in the message, without ErrorInfo → A2ARequestError without reason", () =>
     Effect.gen(function*() {
       const error = yield* failing(409, rpc(409, "TASK_NOT_CANCELABLE", [{ reason: "TASK_NOT_CANCELABLE" }]), cancel)
       const { taskId: _, ...fields } = taskFields("POST", "/tasks/t%201:cancel", 409)
       expect(error).toEqual({ _tag: "A2ARequestError", ...fields, detail: "TASK_NOT_CANCELABLE" })
     }))
 
-  it.effect("another 4xx → A2ARequestError with its reason; a 5xx → ServerError from the runtime", () =>
+  it.scoped("another 4xx → A2ARequestError with its reason; a 5xx → ServerError from the runtime", () =>
     Effect.gen(function*() {
       const { taskId: _, ...fields } = taskFields("GET", "/tasks/t%201", 400)
       expect(yield* failing(400, rpc(400, "no", [info("UNSUPPORTED_OPERATION")]), get)).toEqual({

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
-import * as A2AClient from "../src/A2AClient.js"
 import * as Node from "../src/node.js"
-import { client, runtimeSends, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
+import { client, runtimeSends, serviceUid, session, sessionUid, simulated, clientOf } from "./fixtures.js"
 import { type Seen, serve } from "./recordingServer.js"
 
 // SPEC §4: the one request that carries the message is `POST {rpc_url}/api/a2a/v1/message:send` — rpc_url
@@ -18,7 +17,7 @@ const body = (messageId: string) =>
   })
 
 describe("rules: the send on the wire (simulated runtime)", () => {
-  it.effect("POST {rpc_url}/api/a2a/v1/message:send with the A2A headers and the exact bytes", () =>
+  it.scoped("POST {rpc_url}/api/a2a/v1/message:send with the A2A headers and the exact bytes", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
@@ -88,10 +87,7 @@ describe("rules: the requests on the wire (real socket, Node layer)", () => {
   it.scopedLive("resolve, then the send to rpc_url's own path with the exact bytes and headers", () =>
     Effect.gen(function*() {
       const { seen, url } = yield* platformServer
-      const a2a = yield* Effect.provide(
-        A2AClient.A2AClient,
-        Node.layer({ backendUrl: `${url}/`, accessToken: Redacted.make("user-secret") })
-      )
+      const a2a = yield* clientOf(Node.layer({ backendUrl: `${url}/`, accessToken: Redacted.make("user-secret") }))
       const answer = yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })
       expect(answer.parts).toEqual([{ text: "ok" }])
       expect(seen.map(lineOf)).toEqual([
@@ -125,10 +121,7 @@ describe("rules: the requests on the wire (real socket, Node layer)", () => {
   it.scopedLive("get and cancel task: GET …/tasks/{id} (percent-encoded) and POST …/tasks/{id}:cancel with {}", () =>
     Effect.gen(function*() {
       const { seen, url } = yield* platformServer
-      const a2a = yield* Effect.provide(
-        A2AClient.A2AClient,
-        Node.layer({ backendUrl: url, accessToken: Redacted.make("user-secret") })
-      )
+      const a2a = yield* clientOf(Node.layer({ backendUrl: url, accessToken: Redacted.make("user-secret") }))
       const got = yield* a2a.getA2ATask(sessionUid, "t 1")
       const canceled = yield* a2a.cancelA2ATask(sessionUid, "t 1")
       expect([got.id, canceled.status.state]).toEqual(["t 1", "TASK_STATE_CANCELED"])

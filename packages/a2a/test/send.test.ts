@@ -17,11 +17,10 @@ import {
   runtimeSends,
   session,
   sessionUid,
-  simulated
-} from "./fixtures.js"
+  simulated, clientOf } from "./fixtures.js"
 
 describe("send: body and headers", () => {
-  it.effect("sends the exact body and headers of SPEC §2/§4 to {rpc_url}/api/a2a/v1/message:send", () =>
+  it.scoped("sends the exact body and headers of SPEC §2/§4 to {rpc_url}/api/a2a/v1/message:send", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -61,7 +60,7 @@ describe("send: body and headers", () => {
       expect(resolve).toMatchObject({ method: "POST", bodyText: "{}", tokenLabel: "user-token#1" })
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("uses the caller's messageId (trimmed) or generates msg-<uuid v4>", () =>
+  it.scoped("uses the caller's messageId (trimmed) or generates msg-<uuid v4>", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       yield* a2a.sendA2AMessage(sessionUid, { message: "one", messageId: "  my.id:1-a_b " })
@@ -74,7 +73,7 @@ describe("send: body and headers", () => {
       expect((yield* runtimeSends).length).toBe(2)
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("strict dictionary sends the output-contract metadata and returns the dictionary answer", () =>
+  it.scoped("strict dictionary sends the output-contract metadata and returns the dictionary answer", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const answer = yield* a2a.sendA2AMessage(sessionUid, {
@@ -95,7 +94,7 @@ describe("send: body and headers", () => {
       expect(answer.parts.some((part) => part.data !== undefined)).toBe(true)
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("attachments: 15 MiB exactly is sent, one byte more is refused and nothing is sent", () =>
+  it.scoped("attachments: 15 MiB exactly is sent, one byte more is refused and nothing is sent", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const exact = yield* Attachment.fromBytes("exact.pdf", new Uint8Array(Attachment.maxBytes))
@@ -119,7 +118,7 @@ describe("send: body and headers", () => {
       expect(yield* p.requestLog).toEqual([])
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("bad input is refused before any request", () =>
+  it.scoped("bad input is refused before any request", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -137,7 +136,7 @@ describe("send: body and headers", () => {
 })
 
 describe("send: client options", () => {
-  it.effect("a blank backend URL or access token fails every call with A2AInputError, nothing sent", () =>
+  it.scoped("a blank backend URL or access token fails every call with A2AInputError, nothing sent", () =>
     Effect.gen(function*() {
       const p = yield* platform
       for (
@@ -146,10 +145,7 @@ describe("send: client options", () => {
           { backendUrl: SimulatedPlatform.defaultBaseUrl, accessToken: Redacted.make("") }
         ]
       ) {
-        const a2a = yield* Effect.provide(
-          A2AClient.A2AClient,
-          A2AClient.layer(options).pipe(Layer.provide(RuntimeAccessCache.layerMemory))
-        )
+        const a2a = yield* clientOf(A2AClient.layer(options).pipe(Layer.provide(RuntimeAccessCache.layerMemory)))
         const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi" }))
         expect(error._tag).toBe("A2AInputError")
         const taskError = yield* Effect.flip(a2a.getA2ATask(sessionUid, "t1"))
@@ -168,7 +164,7 @@ describe("send: admission", () => {
     ]
   }
 
-  it.effect("a cold start waits exactly each retry_after_ms (at least 100 ms) and re-resolves", () =>
+  it.scoped("a cold start waits exactly each retry_after_ms (at least 100 ms) and re-resolves", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const result = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "10 seconds")
@@ -182,7 +178,7 @@ describe("send: admission", () => {
       expect(result.millis).toBe(3200)
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: coldStart })] }))))
 
-  it.effect("reports progress to A2AProgress before each wait", () =>
+  it.scoped("reports progress to A2AProgress before each wait", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const events: Array<A2AProgressEvent> = []
@@ -197,7 +193,7 @@ describe("send: admission", () => {
       expect(waits.map((e) => e.attempt)).toEqual(waits.map((_, i) => i + 1))
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: coldStart })] }))))
 
-  it.effect("reports MessagePrepared with the id on the wire once the body is built, before any request", () =>
+  it.scoped("reports MessagePrepared with the id on the wire once the body is built, before any request", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -236,7 +232,7 @@ describe("send: admission", () => {
       sessions: [session({ access: coldStart, agent: { taskSupport: true } })]
     }))))
 
-  it.effect("AgentRuntimeNotReadyError when the next retry no longer fits, and nothing was sent", () =>
+  it.scoped("AgentRuntimeNotReadyError when the next retry no longer fits, and nothing was sent", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const { error, millis } = yield* failFor(
@@ -252,7 +248,7 @@ describe("send: admission", () => {
       simulated({ sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 1500 } })] })
     )))
 
-  it.effect("terminal states end at once with no retry and nothing sent", () =>
+  it.scoped("terminal states end at once with no retry and nothing sent", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -282,14 +278,14 @@ describe("send: admission", () => {
       expect(yield* resolves).toHaveLength(1)
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("a legacy backend without runtime_interaction admits on mode token", () =>
+  it.scoped("a legacy backend without runtime_interaction admits on mode token", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const answer = yield* a2a.sendA2AMessage(sessionUid, { message: "hi" })
       expect(answer.role).toBe("ROLE_AGENT")
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: { _tag: "Legacy" } })] }))))
 
-  it.effect("can_submit without usable access is a BackendContractError, nothing sent", () =>
+  it.scoped("can_submit without usable access is a BackendContractError, nothing sent", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi" }))
@@ -299,7 +295,7 @@ describe("send: admission", () => {
       simulated({ sessions: [session({ access: { _tag: "ContractBreaking", violation: "blank_token" } })] })
     )))
 
-  it.effect("backend errors map to their tagged errors and are not retried", () =>
+  it.scoped("backend errors map to their tagged errors and are not retried", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -329,7 +325,7 @@ describe("send: admission", () => {
       expect(html.message).toMatch(/HTML/)
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("a backend 401 without a refresh token is NotLoggedInError", () =>
+  it.scoped("a backend 401 without a refresh token is NotLoggedInError", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi" }))

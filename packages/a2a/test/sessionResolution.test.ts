@@ -1,12 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
+import * as FiberSet from "effect/FiberSet"
+import * as RcMap from "effect/RcMap"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AProgress from "../src/A2AProgress.js"
-import type { ClientEnv } from "../src/internal/callContext.js"
+import type { ClientEnv } from "../src/internal/clientEnv.js"
 import { makeClientEnv } from "../src/internal/clientEnv.js"
 import { sendMessage } from "../src/internal/pipeline.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
@@ -296,18 +298,18 @@ describe("per-session state lives only while a call to that session is in flight
           const short = yield* Effect.fork(Effect.either(send(sessionUid, "m-3", 1)))
           const other = yield* Effect.fork(send(otherSessionUid, "m-4"))
           yield* TestClock.adjust(0)
-          expect(env.sessions.size()).toBe(2)
+          expect((yield* RcMap.keys(env.sessions)).length).toBe(2)
           yield* TestClock.adjust("200 millis")
           // the other session answered; its entry is gone
           yield* Fiber.join(other)
-          expect(env.sessions.size()).toBe(1)
+          expect((yield* RcMap.keys(env.sessions)).length).toBe(1)
           expect(yield* Fiber.join(short)).toMatchObject({ _tag: "Left", left: { _tag: "AgentRuntimeNotReadyError" } })
           yield* Fiber.interrupt(interrupted)
-          expect(env.sessions.size()).toBe(1)
+          expect((yield* RcMap.keys(env.sessions)).length).toBe(1)
           yield* TestClock.adjust("10 seconds")
           yield* Fiber.join(answered)
-          expect(env.sessions.size()).toBe(0)
-          expect(env.resolutions.size).toBe(0)
+          expect((yield* RcMap.keys(env.sessions)).length).toBe(0)
+          expect(yield* FiberSet.size(env.resolutions)).toBe(0)
         })
     ))
 
@@ -325,8 +327,8 @@ describe("per-session state lives only while a call to that session is in flight
             "1 minute"
           )
           expect(answers.value).toHaveLength(300)
-          expect(env.sessions.size()).toBe(0)
-          expect(env.resolutions.size).toBe(0)
+          expect((yield* RcMap.keys(env.sessions)).length).toBe(0)
+          expect(yield* FiberSet.size(env.resolutions)).toBe(0)
         })
     ))
 })

@@ -7,11 +7,14 @@
 import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import { AgentRuntimeUnavailableError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { type CallContext, enterStep, noteWaiting, type SessionWait, spanAttributes } from "./callContext.js"
+import { enterStep, noteWaiting, type SessionWait, spanAttributes } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
+import * as Telemetry from "./telemetry.js"
 
 /**
  * Resolves until admitted; a terminal answer fails with `AgentRuntimeUnavailableError`. `recordWait` is told
@@ -19,7 +22,7 @@ import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
  *
  * @internal
  */
-export const awaitAdmission = Effect.fn("a2a.awaitAdmission", { captureStackTrace: false })(
+export const awaitAdmission = Effect.fn("a2a.client.await_admission", { captureStackTrace: false })(
   function*(call: CallContext, recordWait: (wait: SessionWait) => Effect.Effect<boolean>) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call))
     for (let attempt = 1;; attempt++) {
@@ -43,11 +46,19 @@ export const awaitAdmission = Effect.fn("a2a.awaitAdmission", { captureStackTrac
           if (!(yield* recordWait(wait))) return Option.none<RuntimeAccess.Admitted>()
           // Stryker disable next-line StringLiteral: the resolution has no deadline of its own, so nothing reads its step while it sleeps
           yield* enterStep(call, "await-runtime")
+          yield* Telemetry.count(Telemetry.transientWaits)
           yield* Effect.sleep(Duration.millis(decision.retryAfterMs)).pipe(
-            Effect.withSpan("a2a.awaitRuntime", {
-              attributes: { ...spanAttributes(call, attempt), "a2a.retry_after_ms": decision.retryAfterMs }
+            Effect.withSpan("a2a.client.await_runtime", {
+              captureStackTrace: false,
+              attributes: {
+                ...spanAttributes(call),
+                "a2a.client.attempt": attempt,
+                "a2a.client.runtime_state": decision.state,
+                "a2a.client.retry_after_ms": decision.retryAfterMs
+              }
             })
           )
+          yield* Metric.update(Telemetry.transientWaitDuration, decision.retryAfterMs / 1000)
         }
       }
     }

@@ -10,7 +10,6 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import type { A2AClientOptions } from "../A2AClient.js"
 import type * as A2AError from "../A2AError.js"
 import {
   type A2AStep,
@@ -32,6 +31,8 @@ import {
   type ResponseTooLarge
 } from "./exchange.js"
 import { isSuccessStatus } from "./httpErrors.js"
+import type { A2AClientOptions } from "./options.js"
+import * as Telemetry from "./telemetry.js"
 
 /**
  * The public backend errors, plus what one exchange can end in (a timeout of the call's budget among them).
@@ -125,8 +126,7 @@ export const make = (
 ): Effect.Effect<BackendClient> =>
   Effect.gen(function*() {
     const backendExchange = (call: Call, step: A2AStep, request: HttpClientRequest.HttpClientRequest) =>
-      // Backend exchanges may run for several calls (the session's one resolution).
-      exchange(client, call, step, request, { maxResponseBytes, shared: true, tooLarge }, Effect.succeed)
+      exchange(client, call, step, request, { maxResponseBytes, peer: "backend", tooLarge })
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
     // Stryker disable next-line ConditionalExpression,StringLiteral: a backendUrl that is not a string fails the client's options check (A2AInputError) before any request, so the "" fallback is never used
@@ -164,10 +164,11 @@ export const make = (
         yield* Ref.set(accessToken, decoded.value.access)
         const rotated = decoded.value.refresh
         if (rotated !== undefined && rotated !== null) yield* Ref.set(refreshToken, Option.some(rotated))
+        yield* Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" })
         return true
       }).pipe(
         refreshLock.withPermits(1),
-        Effect.withSpan("a2a.refreshAccessToken", { attributes: spanAttributes(call) })
+        Effect.withSpan("a2a.client.refresh_access_token", { captureStackTrace: false, attributes: spanAttributes(call) })
       )
 
     const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>

@@ -4,12 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { SendA2AMessageInput } from "../A2AClient.js"
+import type { SendA2AMessageInput } from "./options.js"
 import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
-import { annotateTraced, traced } from "./spanned.js"
 
 const utf8 = new TextEncoder()
 
@@ -167,7 +166,7 @@ export const buildRequestBody = (
   agentSessionUid: string,
   input: SendA2AMessageInput
 ): Effect.Effect<RequestBody, A2AInputError> =>
-  traced("a2a.buildRequestBody", (): Effect.Effect<RequestBody, A2AInputError> => {
+  Effect.suspend((): Effect.Effect<RequestBody, A2AInputError> => {
     const fields = checkFields(input)
     if (Either.isLeft(fields)) return Effect.fail(fields.left)
     const { jsonRepairAttempts, referenceTaskIds, responseKind, taskId } = fields.right
@@ -209,10 +208,7 @@ export const buildRequestBody = (
             : {})
         }
         const built: RequestBody = { messageId, responseKind, taskId, bytes: utf8.encode(JSON.stringify(body)) }
-        return Effect.as(
-          annotateTraced(() => ({ "a2a.session_uid": agentSessionUid, "a2a.message_id": messageId })),
-          built
-        )
+        return Effect.succeed(built)
       })
     })
   })

@@ -1,22 +1,65 @@
 /**
  * The client's environment, built once per client: its options checked (tokens redacted at once), the
- * backend client, the cache keys, the per-session registry and the sessions' resolutions, which the
+ * backend client, the cache keys, the sessions with a call in flight and their resolutions, which the
  * client's scope interrupts when it closes.
  */
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
+import * as FiberSet from "effect/FiberSet"
+import * as RcMap from "effect/RcMap"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
-import type { A2AClientOptions } from "../A2AClient.js"
 import * as A2AError from "../A2AError.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import { makeAlarmsByClock } from "./alarms.js"
 import * as backendClient from "./backendClient.js"
-import { type ClientEnv, makeSessionRegistry } from "./callContext.js"
-import { isPhaseAware } from "./connectTimeout.js"
-import { neverSuspends } from "./neverSuspends.js"
+import { type Call, makeSessionState, type SessionState } from "./callContext.js"
+import type { A2AClientOptions } from "./options.js"
 import { sha256Hex } from "./sha256.js"
+
+/**
+ * The client's environment, the same for all its calls.
+ *
+ * @internal
+ */
+export interface ClientEnv {
+  readonly client: HttpClient.HttpClient
+  readonly backend: backendClient.BackendClient
+  readonly cache: RuntimeAccessCache.Service
+  /** Fails when the client's options are unusable (blank backend URL or access token). */
+  readonly ready: Effect.Effect<void, A2AError.A2AInputError>
+  /** The cache key of a session: a hash of backend URL, user and session uid. */
+  readonly cacheKey: (agentSessionUid: string) => string
+  /** The largest answer read, in bytes. */
+  readonly maxResponseBytes: number
+  /** The state of each session with a call in flight, held by its calls. */
+  readonly sessions: RcMap.RcMap<string, SessionState>
+  /** The sessions' resolutions running: the client's scope interrupts them when it closes. */
+  readonly resolutions: FiberSet.FiberSet
+}
+
+/**
+ * One call and the client's environment, passed to each step.
+ *
+ * @internal
+ */
+export interface CallContext extends Call, ClientEnv {
+  /** This session's cache key. */
+  readonly key: string
+}
+
+/** @internal */
+export const callContext = (env: ClientEnv, call: Call): CallContext =>
+  Object.assign(call, {
+    client: env.client,
+    backend: env.backend,
+    cache: env.cache,
+    ready: env.ready,
+    cacheKey: env.cacheKey,
+    maxResponseBytes: env.maxResponseBytes,
+    sessions: env.sessions,
+    resolutions: env.resolutions,
+    key: env.cacheKey(call.agentSessionUid)
+  })
 
 /**
  * The options with their tokens as `Redacted` (a plain string is wrapped here, before anything else sees it).
@@ -84,24 +127,14 @@ export const makeClientEnv = (
       ? `user:${options.username.trim()}`
       : `token:${sha256Hex(Redacted.value(accessToken))}`
     const cacheKeys = new Map<string, string>()
-    // The sessions' resolutions run as the client's own fibers: each only while a call waits for it, and
-    // none past the client's scope.
-    const resolutions = new Set<Fiber.RuntimeFiber<unknown, unknown>>()
-    yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(resolutions)))
-    // The calls' deadlines: their sleepers, too, are the client's fibers, none past its scope.
-    const alarms = makeAlarmsByClock()
-    yield* Effect.addFinalizer(() => Fiber.interruptAll(Array.from(alarms.sleepers)))
     return {
       client,
       backend,
       cache,
       ready: checkOptions(options),
       maxResponseBytes,
-      // What the calls to a session in flight share; a session's resolution belongs to the client.
-      sessions: makeSessionRegistry(),
-      resolutions,
-      alarms,
-      waitsHandTheirAbort: isPhaseAware(client) && neverSuspends(cache),
+      sessions: yield* RcMap.make({ lookup: () => Effect.sync(makeSessionState) }),
+      resolutions: yield* FiberSet.make(),
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
         const known = cacheKeys.get(agentSessionUid)

@@ -9,7 +9,8 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { BackendContractError, TaskModeNotSupportedError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
-import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
+import { enterStep, spanAttributes } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
 
 const discoverProfile = (call: CallContext) =>
   Effect.gen(function*() {
@@ -50,7 +51,7 @@ const discoverProfile = (call: CallContext) =>
 
 /**
  * Fails with `TaskModeNotSupportedError` unless the Agent advertises the `task` response kind. A missing
- * profile means message-only. Its span is opened per call, so the mutation run measures its name too.
+ * profile means message-only.
  *
  * @internal
  */
@@ -70,4 +71,4 @@ export const ensureTaskSupport = (call: CallContext, given: A2AProtocol.A2AProfi
         supportedResponseKinds: kinds
       })
     }
-  }).pipe(Effect.withSpan("a2a.discoverAgent", { attributes: spanAttributes(call) }))
+  }).pipe(Effect.withSpan("a2a.client.discover_agent", { captureStackTrace: false, attributes: spanAttributes(call) }))

@@ -1,38 +1,32 @@
 /**
- * One HTTP exchange (backend or runtime) under the call's phase limits: the head, then the whole body read
- * as a stream so the read limit applies between chunks. `HttpClientError`s become `A2ATransportError`s
- * here, carrying only the failure kind and an error code, never request text.
+ * One HTTP exchange (backend or runtime): the request, then its whole answer read as a stream, under the
+ * call's phase limits (SPEC §5 `[connect, read]`): the head within connect + read of the request, or within
+ * read once the HTTP layer reports the connection up (`ConnectPhase`), then at most read between two body
+ * chunks. The call's total is its budget's (`budget.ts`). Each exchange is one CLIENT span with
+ * OpenTelemetry's HTTP attributes, propagated as W3C trace context, and one `http.client.request.duration`
+ * measure. `HttpClientError`s become `A2ATransportError`s here, carrying the failure kind and code only.
  */
 import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
-import * as Context from "effect/Context"
 import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import type * as Fiber from "effect/Fiber"
+import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import type * as Tracer from "effect/Tracer"
+import * as Stream from "effect/Stream"
 import * as A2AError from "../A2AError.js"
-import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
-import { timeoutError, withinPhaseLimits } from "./budget.js"
-import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
-import {
-  type ConnectPhase,
-  currentConnectPhase,
-  isPhaseAware,
-  noConnectPhase,
-  PhaseAwareTypeId
-} from "./connectTimeout.js"
+import { type A2AStep, A2ATransportError } from "../A2AError.js"
+import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
+import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
-import { concat, forEachChunk } from "./responseChunks.js"
-import { spanned, untraced, untracedTraceContext } from "./spanned.js"
+import * as Telemetry from "./telemetry.js"
 
 const utf8 = new TextDecoder()
 
@@ -46,7 +40,7 @@ export interface HttpAnswer {
 }
 
 /** @internal */
-export type ExchangeError = A2ATransportError | A2ATimeoutError | AgentRuntimeNotReadyError
+export type ExchangeError = A2ATransportError | CallTimeout
 
 /**
  * The answer is larger than the client's `maxResponseBytes`: its `Content-Length` said so (`declared`), or
@@ -107,11 +101,12 @@ const transportError = (
   error: HttpClientError.HttpClientError,
   sentBefore: boolean
 ): Effect.Effect<never, ExchangeError> =>
-  Effect.suspend((): Effect.Effect<never, ExchangeError> => {
-    if (neverLeft(error)) call.sent = sentBefore
+  Effect.clockWith((clock): Effect.Effect<never, ExchangeError> => {
+    if (neverLeft(error)) setSent(call, sentBefore)
     const code = errorCode(error.cause)
     if (code === "UND_ERR_CONNECT_TIMEOUT" && call.budget.connect !== undefined) {
-      return timeoutError(call, "connect", Duration.toSeconds(call.budget.connect))
+      const seconds = Duration.toSeconds(call.budget.connect)
+      return Effect.fail(timeoutErrorAt(call, "connect", seconds, clock.unsafeCurrentTimeMillis()))
     }
     return Effect.fail(
       new A2ATransportError({
@@ -128,262 +123,178 @@ const transportError = (
     )
   })
 
+/** @internal */
+export interface ExchangeOptions<TooLarge> {
+  readonly maxResponseBytes: number
+  /** The `message:send` exchange: the message may be sent from the moment the request is handed over. */
+  readonly carriesMessage?: boolean | undefined
+  /** Which service answers: the backend or the Agent's runtime (a bounded metric attribute). */
+  readonly peer: Telemetry.Peer
+  /** The caller's error for an answer over `maxResponseBytes`. */
+  readonly tooLarge: (refused: ResponseTooLarge) => TooLarge
+}
+
+/** A phase limit ran out; the exchange turns it into the call's timeout error. */
+class PhaseExpired extends Data.TaggedError("PhaseExpired")<{
+  readonly limit: "read" | "response-head"
+  readonly seconds: number
+}> {}
+
 /**
- * Executes `request`, reads the whole body and hands the answer to `then`. With `carriesMessage` (the
- * `message:send` exchange) the call counts the message as possibly sent from the moment the request is
- * handed to the client, unless the client proves it never left (see {@link neverLeft}). With a
- * `[connect, read]` budget the head must arrive within `read` of the client saying it has connected and the
- * request is on its way (`Timeout.markConnected`, through {@link currentConnectPhase}; the Node layer's client
- * is handed the phase directly, says so from undici and applies the connect limit itself); a generic
- * `HttpClient` that never says so cannot tell the phases apart, and its head may take connect + read. At most
- * `read` may pass between two body chunks. This exchange moves the call's phase deadline; the call's one
- * alarm (`withinCallBudget`) enforces it with the total. A `shared` exchange (the backend's, which may serve a
- * resolution several calls share) has an alarm of its own instead (`withinPhaseLimits`), so its phase limit
- * fails the exchange and every call sharing it. An answer over `maxResponseBytes` is refused from its
- * `Content-Length` before any body is read, and otherwise as soon as the bytes read pass the limit; the
- * refusal becomes the caller's error through `tooLarge`.
- *
- * `then` runs after the exchange (its span ended, its phase limits cleared); without a tracer and unshared,
- * it continues the exchange's own last step, so no frame of the caller's waits with the request.
+ * Executes `request` and reads its whole answer. With `carriesMessage` the call counts the message as
+ * possibly sent from the moment the request is handed to the client, until the client says it holds the
+ * request in a queue (`onQueued`: nothing written before `onConnected`) or proves it never left
+ * ({@link neverLeft}). An answer over `maxResponseBytes` is refused from its `Content-Length` before any body
+ * is read, else as soon as the bytes read pass the limit.
  *
  * @internal
  */
-export const exchange = <A, E, TooLarge>(
+export const exchange = <TooLarge>(
   client: HttpClient.HttpClient,
   call: Call,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
-  options: {
-    readonly maxResponseBytes: number
-    readonly carriesMessage?: boolean | undefined
-    /** The exchange runs for several calls (a shared resolution): see {@link withinPhaseLimits}. */
-    readonly shared?: boolean | undefined
-    /** The caller's error for an answer over `maxResponseBytes`. */
-    readonly tooLarge: (refused: ResponseTooLarge) => TooLarge
-  },
-  then: (answer: HttpAnswer) => Effect.Effect<A, E>
-): Effect.Effect<A, ExchangeError | TooLarge | E> =>
-  Effect.withFiberRuntime<A, ExchangeError | TooLarge | E>((fiber) => {
-    const under = new Exchange(
-      client,
-      call,
-      step,
-      request,
-      options,
-      Context.get(fiber.currentDefaultServices, Clock.Clock)
-    )
-    const name = `a2a.http ${request.method}`
-    const ofSpan = <B, E2>(span: Tracer.Span, next: (answer: HttpAnswer) => Effect.Effect<B, E2>) =>
-      under.bounded(span, HttpTraceContext.toHeaders(span), next)
-    if (!untraced(fiber)) {
-      return Effect.flatMap(
-        spanned(name, {
-          kind: "client",
-          attributes: {
-            ...spanAttributes(call),
-            "a2a.step": step,
-            "http.request.method": request.method,
-            "url.full": request.url
-          }
-        }, (span) => ofSpan(span, Effect.succeed)),
-        then
-      )
+  options: ExchangeOptions<TooLarge>
+): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> =>
+  Effect.gen(function*() {
+    const { connect, read } = call.budget
+    const limits = connect !== undefined && read !== undefined ? { connect, read } : undefined
+    const sentBefore = call.sent
+    const carriesMessage = options.carriesMessage === true
+    const connected = yield* Deferred.make<void>()
+    const phase: ConnectPhase = {
+      limit: Option.fromNullable(connect),
+      onQueued: () => {
+        if (carriesMessage) setSent(call, sentBefore)
+      },
+      onConnected: () => {
+        if (carriesMessage) setSent(call, true)
+        Deferred.unsafeDone(connected, Exit.void)
+      }
     }
-    // Without a tracer nobody records the span: only its trace context is made, or (where the built-in
-    // tracer's span would not be an ordinary one) the span, for its trace context alone.
-    const trace = untracedTraceContext(fiber)
-    // Stryker disable next-line ConditionalExpression: equivalent: the span made instead gives the same trace context (only heavier)
-    if (trace !== undefined) return under.bounded(undefined, trace, then)
-    return Effect.flatMap(
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: only whether a span nobody records keeps a stack trace
-      Effect.makeSpan(name, { captureStackTrace: false }),
-      (span) => ofSpan(span, then)
+    const expired = (error: PhaseExpired) =>
+      Effect.flatMap(
+        Clock.currentTimeMillis,
+        (now) => Effect.fail(timeoutErrorAt(call, error.limit, error.seconds, now))
+      )
+
+    const traced = yield* withTraceContext(request)
+    if (carriesMessage) setSent(call, true)
+    const sendRequest = client.execute(traced).pipe(
+      Effect.locally(currentConnectPhase, phase),
+      // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
+      Effect.locally(HttpClient.currentTracerDisabledWhen, disabled)
     )
-  })
+    const head = limits === undefined ? sendRequest : Effect.raceFirst(sendRequest, headLimit(connected, limits))
+    const response = yield* head.pipe(
+      Effect.catchTags({
+        PhaseExpired: expired,
+        RequestError: (error) => transportError(call, step, request, error, sentBefore),
+        ResponseError: (error) => transportError(call, step, request, error, sentBefore)
+      })
+    )
+
+    const status = response.status
+    yield* Effect.annotateCurrentSpan("http.response.status_code", status)
+    const readStep: A2AStep = step === "send-message" ? "read-response" : step
+    yield* enterStep(call, readStep)
+    const tooLarge = (declared: number | undefined) =>
+      new ResponseTooLarge({ url: request.url, status, limit: options.maxResponseBytes, declared })
+    const declared = Number(response.headers["content-length"])
+    if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+      return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
+    }
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    const body = limits === undefined ? response.stream : response.stream.pipe(
+      Stream.timeoutFail(
+        () => new PhaseExpired({ limit: "read", seconds: Duration.toSeconds(limits.read) }),
+        limits.read
+      )
+    )
+    yield* Stream.runForEach(body, (chunk) => {
+      size += chunk.byteLength
+      if (size > options.maxResponseBytes) return Effect.fail(tooLarge(undefined))
+      chunks.push(chunk)
+      return Effect.void
+    }).pipe(
+      Effect.catchTags({
+        PhaseExpired: expired,
+        ResponseTooLarge: (refused) => Effect.fail(options.tooLarge(refused)),
+        ResponseError: (error) => transportError(call, readStep, request, error, sentBefore)
+      })
+    )
+    const answer: HttpAnswer = {
+      method: request.method,
+      url: request.url,
+      status,
+      headers: response.headers,
+      body: concat(chunks, size)
+    }
+    return answer
+  }).pipe(
+    Telemetry.observeHttpRequest(request, options.peer),
+    Effect.withSpan(request.method, {
+      kind: "client",
+      captureStackTrace: false,
+      attributes: { ...spanAttributes(call), ...Telemetry.httpAttributes(request), "a2a.client.step": step }
+    })
+  )
 
 /**
- * One exchange under way: its state as fields and its steps as methods (a call in flight keeps this one
- * object, not a closure per step). It is also the connect phase the HTTP layer sees while the head is
- * awaited; the layer calls it synchronously (from undici's callbacks on Node), hence the clock read in place.
+ * The head's phase limit: connect + read from the request, or read from the moment the HTTP layer reports
+ * the connection up, whichever comes first.
  */
-class Exchange<TooLarge> implements ConnectPhase {
-  private readonly sentBefore: boolean
-  private readonly maxResponseBytes: number
-  private readonly shared: boolean
-  private readonly tooLarge: (refused: ResponseTooLarge) => TooLarge
-  // With a `[connect, read]` budget the call's alarm enforces this exchange's phase deadline: the head
-  // within read of connecting (within connect + read while the client has not said it connected), then
-  // at most read between two chunks.
-  private readonly timed: boolean
-  private readonly readMillis: number
-  private readonly deadline: PhaseDeadline
-  private headArrived = false
-  private span: Tracer.Span | undefined = undefined
-  // The fiber refs the exchange sets for its head, as they were before; `undefined` when a client that takes
-  // the phase directly has it (none set then).
-  private tracerDisabledWhen: Predicate.Predicate<HttpClientRequest.HttpClientRequest> | undefined = undefined
-  private connectPhase: ConnectPhase = noConnectPhase
-  private readonly chunks: Array<Uint8Array> = []
-  private size = 0
-
-  constructor(
-    private readonly client: HttpClient.HttpClient,
-    private readonly call: Call,
-    private readonly step: A2AStep,
-    private request: HttpClientRequest.HttpClientRequest,
-    options: Parameters<typeof exchange<unknown, unknown, TooLarge>>[4],
-    private readonly clock: Clock.Clock
-  ) {
-    this.sentBefore = call.sent
-    if (options.carriesMessage === true) call.sent = true
-    this.maxResponseBytes = options.maxResponseBytes
-    this.shared = options.shared === true
-    this.tooLarge = options.tooLarge
-    const { connect, read } = call.budget
-    // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both connect and read, or neither
-    const timed = connect !== undefined && read !== undefined
-    this.timed = timed
-    this.readMillis = timed ? Duration.toMillis(read) : 0
-    this.deadline = this.shared ? new PhaseDeadline() : call.phase
-    if (timed) {
-      this.deadline.set(clock.unsafeCurrentTimeMillis() + Duration.toMillis(connect) + this.readMillis, "response-head")
-    }
-  }
-
-  /** The connect limit, read once or twice by the HTTP layer: made then, not kept while the request waits. */
-  get limit(): Option.Option<Duration.Duration> {
-    return Option.fromNullable(this.call.budget.connect)
-  }
-
-  onConnected(): void {
-    if (this.timed && !this.headArrived) this.readFromNow()
-  }
-
-  // Stryker disable next-line BlockStatement: equivalent: a request whose abort is not taken keeps its canceler, which aborts it the same way (only heavier)
-  takeAbort(fiber: Fiber.RuntimeFiber<unknown, unknown>, abort: () => void): boolean {
-    return this.deadline.takeAbort(fiber, abort)
-  }
-
-  private readFromNow(): void {
-    this.deadline.set(this.clock.unsafeCurrentTimeMillis() + this.readMillis, "read")
-  }
-
-  /**
-   * The exchange, its answer handed to `then`, under its own alarm when it is shared and timed (`then`
-   * after that alarm); `span` when a tracer records it.
-   */
-  bounded<A, E>(
-    span: Tracer.Span | undefined,
-    trace: Headers.Headers,
-    then: (answer: HttpAnswer) => Effect.Effect<A, E>
-  ): Effect.Effect<A, ExchangeError | TooLarge | E> {
-    this.span = span
-    return !this.timed || !this.shared
-      ? this.run(trace, then)
-      : Effect.flatMap(withinPhaseLimits(this.call, this.deadline, this.run(trace, Effect.succeed)), then)
-  }
-
-  /** The head, then the body chunk by chunk (refused once it passes `maxResponseBytes`), then `then`. */
-  private run<A, E>(
-    trace: Headers.Headers,
-    then: (answer: HttpAnswer) => Effect.Effect<A, E>
-  ): Effect.Effect<A, ExchangeError | TooLarge | E> {
-    return Effect.withFiberRuntime((inside) => {
-      // With tracing off (`Effect.withTracerEnabled(false)`) no span exists whose context could go out.
-      if (
-        inside.getFiberRef(HttpClient.currentTracerPropagation) && inside.getFiberRef(FiberRef.currentTracerEnabled)
-      ) {
-        // The request with its trace context is the one kept (its method and URL are the errors' and the answer's).
-        this.request = HttpClientRequest.setHeaders(this.request, trace)
-      }
-      return Effect.matchEffect(Effect.suspend(() => this.execute()), {
-        onFailure: (error) => Effect.zipRight(this.leave(), this.failed(error, this.step)),
-        onSuccess: (response) => this.onHead(response, then)
-      })
-    })
-  }
-  // Built when it runs: the frame waiting for the head keeps no effect of it alive.
-  private execute(): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> {
-    // The Node layer's client takes this exchange as its connect phase, and makes no span of its own.
-    if (isPhaseAware(this.client)) return this.client[PhaseAwareTypeId](this.request, this)
-    // Any other client sees the phase in a fiber ref. The platform's own client span would end holding the
-    // raw request and response (headers with the bearer token, unredacted once serialised outside a fiber):
-    // off during this exchange, whose own span is propagated instead. Both refs are set back when the head
-    // (or a failure) arrives, not in a region of their own: an interrupted exchange's fiber does nothing more.
-    return Effect.withFiberRuntime((fiber) => {
-      this.tracerDisabledWhen = fiber.getFiberRef(HttpClient.currentTracerDisabledWhen)
-      this.connectPhase = fiber.getFiberRef(currentConnectPhase)
-      return Effect.zipRight(
-        Effect.zipRight(
-          FiberRef.set(HttpClient.currentTracerDisabledWhen, disabled),
-          FiberRef.set(currentConnectPhase, this)
-        ),
-        this.client.execute(this.request)
-      )
-    })
-  }
-
-  private leave(): Effect.Effect<void> {
-    this.deadline.releaseAbort()
-    const tracerDisabledWhen = this.tracerDisabledWhen
-    if (tracerDisabledWhen === undefined) return Effect.void
-    return Effect.zipRight(
-      FiberRef.set(HttpClient.currentTracerDisabledWhen, tracerDisabledWhen),
-      FiberRef.set(currentConnectPhase, this.connectPhase)
+const headLimit = (
+  connected: Deferred.Deferred<void>,
+  limits: { readonly connect: Duration.Duration; readonly read: Duration.Duration }
+): Effect.Effect<never, PhaseExpired> => {
+  const head = Duration.sum(limits.connect, limits.read)
+  return Effect.race(
+    Effect.as(Effect.sleep(head), false),
+    Effect.as(Deferred.await(connected), true)
+  ).pipe(
+    Effect.flatMap((isConnected) =>
+      isConnected
+        ? Effect.zipRight(
+          Effect.sleep(limits.read),
+          Effect.fail(new PhaseExpired({ limit: "read", seconds: Duration.toSeconds(limits.read) }))
+        )
+        : Effect.fail(new PhaseExpired({ limit: "response-head", seconds: Duration.toSeconds(head) }))
     )
-  }
-
-  private onHead<A, E>(
-    response: HttpClientResponse.HttpClientResponse,
-    then: (answer: HttpAnswer) => Effect.Effect<A, E>
-  ): Effect.Effect<A, ExchangeError | TooLarge | E> {
-    this.headArrived = true
-    if (this.timed) this.readFromNow()
-    const { call, maxResponseBytes, request, step } = this
-    const status = response.status
-    this.span?.attribute("http.response.status_code", status)
-    if (step === "send-message") call.step = "read-response"
-    const tooLarge = (declared: number | undefined) =>
-      new ResponseTooLarge({ url: request.url, status, limit: maxResponseBytes, declared })
-    const declared = Number(response.headers["content-length"])
-    if (Number.isFinite(declared) && declared > maxResponseBytes) {
-      return Effect.zipRight(this.leave(), this.failed(tooLarge(declared), step))
-    }
-    const progress = this.timed ? Effect.sync(() => this.readFromNow()) : Effect.void
-    const read = forEachChunk(response, (bytes) => {
-      this.size += bytes.byteLength
-      if (this.size > maxResponseBytes) return Effect.fail(tooLarge(undefined))
-      this.chunks.push(bytes)
-      return progress
-    })
-    const readStep: A2AStep = step === "send-message" ? "read-response" : step
-    return Effect.zipRight(
-      this.leave(),
-      Effect.matchEffect(read, {
-        onFailure: (error) => this.failed(error, readStep),
-        onSuccess: () => then(this.answered(status, response.headers))
-      })
-    )
-  }
-
-  private answered(status: number, headers: Headers.Headers): HttpAnswer {
-    this.deadline.clear()
-    const { method, url } = this.request
-    return { method, url, status, headers, body: concat(this.chunks, this.size) }
-  }
-
-  private failed(
-    error: ResponseTooLarge | HttpClientError.HttpClientError,
-    during: A2AStep
-  ): Effect.Effect<never, ExchangeError | TooLarge> {
-    this.deadline.clear()
-    return error._tag === "ResponseTooLarge"
-      ? Effect.fail(this.tooLarge(error))
-      : transportError(this.call, during, this.request, error, this.sentBefore)
-  }
+  )
 }
 
+/** The request with the current span's W3C trace context, unless tracing or propagation is off. */
+const withTraceContext = (
+  request: HttpClientRequest.HttpClientRequest
+): Effect.Effect<HttpClientRequest.HttpClientRequest> =>
+  Effect.withFiberRuntime((fiber) => {
+    if (
+      !fiber.getFiberRef(HttpClient.currentTracerPropagation) || !fiber.getFiberRef(FiberRef.currentTracerEnabled)
+    ) return Effect.succeed(request)
+    return Effect.map(
+      Effect.currentSpan,
+      (span) => HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
+    ).pipe(Effect.orElseSucceed(() => request))
+  })
+
 const disabled = () => true
+
+/**
+ * The chunks of a body, `size` bytes in all, as one array.
+ *
+ * @internal
+ */
+export const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array<ArrayBuffer> => {
+  const bytes = new Uint8Array(size)
+  let offset = 0
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset)
+    offset += chunk.byteLength
+  }
+  return bytes
+}
 
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →

@@ -5,8 +5,9 @@
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import type { CallContext } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
 import { awaitResolution, wasRejected } from "./sessionResolution.js"
+import * as Telemetry from "./telemetry.js"
 
 /**
  * `fresh` skips the cache (the runtime rejected the cached access).
@@ -21,5 +22,8 @@ export const obtainAccess = (
     ? awaitResolution(ctx, true)
     : Effect.flatMap(ctx.cache.get(ctx.key), (cached) =>
       Option.isSome(cached) && !wasRejected(ctx.session, cached.value)
-        ? Effect.succeed(cached.value)
-        : awaitResolution(ctx, Option.isSome(cached)))
+        ? Effect.as(Telemetry.count(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }), cached.value)
+        : Effect.zipRight(
+          Telemetry.count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
+          awaitResolution(ctx, Option.isSome(cached))
+        ))

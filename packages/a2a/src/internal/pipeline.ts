@@ -2,19 +2,19 @@
  * `sendA2AMessage`, top to bottom as SPEC §1, under one total budget (§5).
  */
 import * as Effect from "effect/Effect"
-import type { SendA2AMessageInput } from "../A2AClient.js"
 import type * as A2AError from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
-import type * as A2AProtocol from "../A2AProtocol.js"
+import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { withinCallBudget } from "./budget.js"
 import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
-import type { ClientEnv } from "./callContext.js"
+import type { ClientEnv } from "./clientEnv.js"
 import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
+import type { SendA2AMessageInput } from "./options.js"
 import { refreshOnce } from "./refreshOnce.js"
-import { type SendAnswerError, sendToRuntime } from "./sendToRuntime.js"
-import { annotateTraced, traced } from "./spanned.js"
+import { sendToRuntime } from "./sendToRuntime.js"
+import * as Telemetry from "./telemetry.js"
 
 /** @internal */
 export const sendMessage = (
@@ -22,35 +22,38 @@ export const sendMessage = (
   agentSessionUid: string,
   input: SendA2AMessageInput
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> =>
-  traced("a2a.sendA2AMessage", () =>
-    // The preparation returns the call, which then runs in its place: nothing of the preparation waits on the
-    // fiber's stack while the call is in flight.
-    Effect.flatten(Effect.gen(function*() {
-      yield* env.ready
-      const uid = yield* validateSessionUid(agentSessionUid)
-      const budget = yield* Timeout.toBudget(input.timeout)
-      // 1. the exact bytes of the request
-      const body = yield* buildRequestBody(uid, input)
-      yield* annotateTraced(() => ({ "a2a.session_uid": uid, "a2a.message_id": body.messageId }))
-      yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
-      const isTask = body.responseKind === "task"
-      return withinCallBudget(env, {
-        agentSessionUid: uid,
-        messageId: body.messageId,
-        taskId: body.taskId,
-        budget,
-        // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
-        step: isTask ? "discover-agent" : "resolve-runtime-access",
-        // A Message call's every wait hands its abort to the budget; a Task call's discovery is left on a fiber of its own.
-        onCallerFiber: !isTask
-      }, (ctx) => {
-        // 5. one refresh on a runtime 401/403, around:
-        const exchange = refreshOnce<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError>(ctx, {
-          // 2–3. a cached access, else the session's one resolution (and wait while transient)
-          obtainAccess: (fresh) => obtainAccess(ctx, fresh),
-          // 4. the bytes to the runtime
-          send: (access, attempt, onRejected) => sendToRuntime(ctx, access, body, attempt, onRejected)
-        })
-        return isTask ? Effect.zipRight(ensureTaskSupport(ctx, input.agentProfile), exchange) : exchange
+  Effect.gen(function*() {
+    yield* env.ready
+    const uid = yield* validateSessionUid(agentSessionUid)
+    const budget = yield* Timeout.toBudget(input.timeout)
+    // 1. the exact bytes of the request
+    const body = yield* buildRequestBody(uid, input)
+    yield* Effect.annotateCurrentSpan({ "gen_ai.conversation.id": uid, "a2a.message.id": body.messageId })
+    yield* A2AProgress.report({ _tag: "MessagePrepared", agentSessionUid: uid, messageId: body.messageId })
+    const isTask = body.responseKind === "task"
+    const options = {
+      agentSessionUid: uid,
+      messageId: body.messageId,
+      taskId: body.taskId,
+      budget,
+      // Stryker disable next-line StringLiteral: the first step is replaced (enterStep) before anything can time out
+      step: isTask ? "discover-agent" as const : "resolve-runtime-access" as const
+    }
+    const answer = yield* withinCallBudget(env, options, (call) => {
+      // 5. one refresh on a runtime 401/403, around:
+      const exchange = refreshOnce(call, {
+        // 2–3. a cached access, else the session's one resolution (and wait while transient)
+        obtainAccess: (fresh) => obtainAccess(call, fresh),
+        // 4. the bytes to the runtime
+        send: (access) => sendToRuntime(call, access, body)
       })
-    })))
+      return isTask ? Effect.zipRight(ensureTaskSupport(call, input.agentProfile), exchange) : exchange
+    })
+    if (A2AProtocol.isTask(answer)) {
+      yield* Effect.annotateCurrentSpan({ "a2a.task.id": answer.id, "a2a.task.state": answer.status.state })
+    }
+    return answer
+  }).pipe(
+    Effect.tapErrorTag("A2AMessageLimitExceededError", () => Telemetry.count(Telemetry.messageLimitAnswers)),
+    Telemetry.observeCall("SendMessage")
+  )

@@ -10,9 +10,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import type { CallContext } from "./callContext.js"
-import type { HttpAnswer } from "./exchange.js"
+import { noteRejected, spanAttributes } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
+import type { RuntimeRejected } from "./sendToRuntime.js"
 import { wasRejected } from "./sessionResolution.js"
+import * as Telemetry from "./telemetry.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 
@@ -20,9 +22,6 @@ const sameToken = Redacted.getEquivalence(Equivalence.string)
 
 /** How many rejected tokens a session remembers. */
 const rememberedRejections = 16
-
-/** What a call can fail with once `refreshOnce` is around its attempts. */
-type Failure<E> = E | RuntimeAccessCache.ResolveError | RuntimeAuthError
 
 /**
  * Steps 2–3 and 4 as `refreshOnce` runs them.
@@ -32,58 +31,52 @@ type Failure<E> = E | RuntimeAccessCache.ResolveError | RuntimeAuthError
 export interface Attempts<A, E> {
   /** Steps 2–3: a usable access; `fresh` skips the cache (the cached one was rejected). */
   readonly obtainAccess: (fresh: boolean) => Effect.Effect<Access, RuntimeAccessCache.ResolveError>
-  /**
-   * Step 4: one attempt with the given access; every attempt must send identical bytes. A 401/403 answer
-   * goes to `onRejected` (handed to the attempt, so no frame waits around it for a rejection).
-   */
-  readonly send: (
-    access: Access,
-    attempt: number,
-    onRejected: (answer: HttpAnswer) => Effect.Effect<A, Failure<E>>
-  ) => Effect.Effect<A, Failure<E>>
+  /** Step 4: one attempt with the given access; every attempt sends identical bytes. */
+  readonly send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeRejected>
 }
 
 /** Remembers the rejected token and drops the cached access if it still holds it. */
 const drop = (ctx: CallContext, rejected: Access) =>
   Effect.gen(function*() {
-    ctx.session.rejectedTokens = [rejected.token, ...ctx.session.rejectedTokens].slice(0, rememberedRejections)
+    noteRejected(ctx.session, [rejected.token, ...ctx.session.rejectedTokens].slice(0, rememberedRejections))
     const current = yield* ctx.cache.get(ctx.key)
     if (Option.isNone(current) || sameToken(current.value.token, rejected.token)) yield* ctx.cache.invalidate(ctx.key)
   })
 
 /** Fresh access after `rejected`: another call's replacement when there is one, else a fresh resolution. */
-const replace = (
-  ctx: CallContext,
-  obtainAccess: Attempts<unknown, unknown>["obtainAccess"],
-  rejected: Access
-) =>
+const replace = (ctx: CallContext, obtainAccess: Attempts<unknown, unknown>["obtainAccess"], rejected: Access) =>
   Effect.gen(function*() {
     yield* drop(ctx, rejected)
     const current = yield* ctx.cache.get(ctx.key)
     // Another call already replaced the rejected access: use its fresh one instead of resolving again.
     if (Option.isSome(current) && !wasRejected(ctx.session, current.value)) return current.value
-    // Stryker disable next-line BooleanLiteral: a cached entry left is the rejected one, which obtainAccess refuses either way
     return yield* obtainAccess(true)
-  })
+  }).pipe(
+    Effect.tap(() => Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" })),
+    Effect.withSpan("a2a.client.refresh_credentials", { captureStackTrace: false, attributes: spanAttributes(ctx) })
+  )
 
 /** @internal */
 export const refreshOnce = <A, E>(
   ctx: CallContext,
   { obtainAccess, send }: Attempts<A, E>
-): Effect.Effect<A, Failure<E>> => {
-  const attempt = (first: Access) =>
-    send(
-      first,
-      1,
-      () =>
-        Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
-          send(fresh, 2, (answer) =>
-            Effect.zipRight(
-              drop(ctx, fresh),
-              Effect.fail(new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status }))
-            )))
-    )
-  return Effect.flatMap(obtainAccess(false), (cached) =>
+): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> =>
+  Effect.gen(function*() {
+    const cached = yield* obtainAccess(false)
     // A token another call saw rejected since this call obtained it is not sent again.
-    wasRejected(ctx.session, cached) ? Effect.flatMap(replace(ctx, obtainAccess, cached), attempt) : attempt(cached))
-}
+    const first = wasRejected(ctx.session, cached) ? yield* replace(ctx, obtainAccess, cached) : cached
+    return yield* send(first, 1).pipe(
+      Effect.catchIf(isRejected, () =>
+        Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
+          send(fresh, 2).pipe(
+            Effect.catchIf(isRejected, ({ answer }) =>
+              Effect.zipRight(
+                drop(ctx, fresh),
+                Effect.fail(new RuntimeAuthError({ method: answer.method, url: answer.url, status: answer.status }))
+              ))
+          )))
+    )
+  })
+
+const isRejected = <E>(error: E | RuntimeRejected): error is RuntimeRejected =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "RuntimeRejected"

@@ -4,21 +4,19 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Schema from "effect/Schema"
 import { BackendContractError } from "../A2AError.js"
 import * as RuntimeAccess from "../RuntimeAccess.js"
 import { schemaPath } from "./answers.js"
-import { type CallContext, enterStep, spanAttributes } from "./callContext.js"
+import { enterStep, spanAttributes } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
+import * as Telemetry from "./telemetry.js"
 
 // Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
 const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
 
-/**
- * The span is opened per call (not by `Effect.fn` at module load), so its name and attributes are
- * measured by the mutation run like the rest.
- *
- * @internal
- */
+/** @internal */
 export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
   Effect.gen(function*() {
     yield* enterStep(call, "resolve-runtime-access")
@@ -39,9 +37,13 @@ export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
     )
     return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
   }).pipe(
-    Effect.withSpan("a2a.resolveRuntimeAccess", {
-      // Stryker disable next-line BooleanLiteral: equivalent: only whether the span keeps a stack trace
+    Effect.onExit((exit) =>
+      Telemetry.count(Telemetry.resolutions, {
+        "a2a.client.resolution.result": Exit.isSuccess(exit) ? exit.value._tag.toLowerCase() : "failed"
+      })
+    ),
+    Effect.withSpan("a2a.client.resolve_runtime_access", {
       captureStackTrace: false,
-      attributes: spanAttributes(call, attempt)
+      attributes: { ...spanAttributes(call), "a2a.client.attempt": attempt }
     })
   )

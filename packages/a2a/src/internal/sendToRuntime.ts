@@ -3,16 +3,29 @@
  * answer read under the phase limits, then validated.
  */
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as Effect from "effect/Effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import { type A2AStep, InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
 import type { RequestBody } from "./buildRequestBody.js"
-import { type CallContext, spanAttributes } from "./callContext.js"
+import { enterStep } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
 import { exchange, type ExchangeError, type HttpAnswer, joinUrl, type ResponseTooLarge } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
-import { traced } from "./spanned.js"
+import * as Telemetry from "./telemetry.js"
+
+/**
+ * The runtime answered 401/403: step 5 (`refreshOnce`) catches it.
+ *
+ * @internal
+ */
+export class RuntimeRejected extends Data.TaggedError("RuntimeRejected")<{ readonly answer: HttpAnswer }> {}
+
+/** @internal */
+export const rejected = (answer: HttpAnswer): Effect.Effect<never, RuntimeRejected> =>
+  Effect.fail(new RuntimeRejected({ answer }))
 
 /**
  * A request to the runtime with the A2A v1 headers. `rpc_url` is opaque: its trailing `/` is trimmed and
@@ -48,55 +61,52 @@ const tooLarge = (refused: ResponseTooLarge) =>
   })
 
 /**
- * One exchange with the runtime, its answer handed to `then`; an answer over `maxResponseBytes` is an
- * `InvalidA2AResponseError` with rule `response-too-large`.
+ * One exchange with the runtime; an answer over `maxResponseBytes` is an `InvalidA2AResponseError` with
+ * rule `response-too-large`.
  *
  * @internal
  */
-export const runtimeExchange = <A, E>(
+export const runtimeExchange = (
   call: CallContext,
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
-  carriesMessage: boolean,
-  then: (answer: HttpAnswer) => Effect.Effect<A, E>
-): Effect.Effect<A, E | ExchangeError | InvalidA2AResponseError> =>
-  exchange(
-    call.client,
-    call,
-    step,
-    request,
-    { maxResponseBytes: call.maxResponseBytes, carriesMessage, tooLarge },
-    then
-  )
+  carriesMessage: boolean
+): Effect.Effect<HttpAnswer, ExchangeError | InvalidA2AResponseError> =>
+  exchange(call.client, call, step, request, {
+    maxResponseBytes: call.maxResponseBytes,
+    carriesMessage,
+    peer: "runtime",
+    tooLarge
+  })
 
 /**
- * How a send's answer can fail (a rejection aside).
+ * How a send's answer can fail.
  *
  * @internal
  */
 export type SendAnswerError = ExchangeError | InvalidA2AResponseError | ReturnType<typeof messageError>
 
 /**
- * The message's bytes to the runtime; a 401/403 answer goes to `onRejected` (step 5's refresh).
+ * The message's bytes to the runtime, its answer validated; a 401/403 is {@link RuntimeRejected}.
  *
  * @internal
  */
-export const sendToRuntime = <A, E>(
+export const sendToRuntime = (
   call: CallContext,
   access: RuntimeAccessCache.CachedRuntimeAccess,
-  body: RequestBody,
-  attempt: number,
-  onRejected: (answer: HttpAnswer) => Effect.Effect<A, E>
-): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task | A, SendAnswerError | E> =>
-  traced("a2a.sendToRuntime", () => {
-    // Stryker disable next-line StringLiteral: equivalent for "POST" only (compared with "GET"); the path's mutant is killed by rules.wire
-    const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
-    call.step = "send-message"
-    return runtimeExchange(call, "send-message", request, true, (answer) =>
+  body: RequestBody
+): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError | RuntimeRejected> => {
+  const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
+  return Effect.annotateCurrentSpan(Telemetry.serverOf(request.url)).pipe(
+    Effect.zipRight(enterStep(call, "send-message")),
+    Effect.zipRight(runtimeExchange(call, "send-message", request, true)),
+    Effect.flatMap((answer) =>
       checkRuntimeAnswer(
         answer,
-        onRejected,
+        rejected,
         (answer) => messageError(answer),
         (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
-      ))
-  }, () => spanAttributes(call, attempt))
+      )
+    )
+  )
+}

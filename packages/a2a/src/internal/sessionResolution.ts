@@ -7,28 +7,31 @@
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
+import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AProgress from "../A2AProgress.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
-import { notReadyError } from "./budget.js"
 import {
   type Call,
-  type CallContext,
   enterStep,
+  noteRejected,
   noteWaiting,
-  PhaseDeadline,
+  notReadyError,
   type Resolution,
   type SessionState,
   type SessionWait,
+  timeoutErrorAt,
   type Waiter
 } from "./callContext.js"
+import type { CallContext } from "./clientEnv.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
@@ -47,13 +50,10 @@ export const wasRejected = (session: SessionState, access: Access): boolean =>
 const resolutionCall = (starter: CallContext): CallContext => ({
   ...starter,
   deadlineMillis: Number.POSITIVE_INFINITY,
-  // Stryker disable next-line StringLiteral: resolveRuntimeAccess enters this step before anything reads it
   step: "resolve-runtime-access",
-  // Stryker disable next-line BooleanLiteral: backend exchanges never send the message; each call reports its own `sent` (stamp)
   sent: false,
   waitingFor: Option.none(),
-  lastTask: Option.none(),
-  phase: new PhaseDeadline()
+  lastTask: Option.none()
 })
 
 /** Whether the wait sends the call away: its next resolve is at or after the call's deadline. */
@@ -151,10 +151,14 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
         // Out of time while waiting for a transient runtime: each call's own error, with its own time left.
         if (
           Option.isSome(failure) && failure.value._tag === "AgentRuntimeNotReadyError" &&
-          // Stryker disable next-line ConditionalExpression: the resolution's NotReady needs its waitingFor, set together with `wait` (awaitAdmission, recordWait)
+          // Stryker disable next-line ConditionalExpression: its NotReady needs a recorded wait
           wait !== undefined
         ) {
           return complete(waiter, Exit.fail(notReadyError(call, wait.transient, call.deadlineMillis - now)))
+        }
+        // A phase limit of the shared exchange that ran out at this call's own deadline is its total.
+        if (Option.isSome(failure) && failure.value._tag === "A2ATimeoutError" && now >= call.deadlineMillis) {
+          return complete(waiter, Exit.fail(timeoutErrorAt(call, "total", call.budget.totalSeconds, now)))
         }
         return complete(waiter, Exit.failCause(outcome.cause))
       },
@@ -175,35 +179,14 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     if (Option.isNone(admitted)) return Option.none<Access>()
     const access = yield* RuntimeAccessCache.fromAdmitted(admitted.value)
     // The backend handed this token out again after the runtime rejected it: its word is newer.
-    session.rejectedTokens = session.rejectedTokens.filter((token) => !sameToken(token, access.token))
+    noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
     yield* call.cache.set(call.key, access)
     return Option.some(access)
   }).pipe(Effect.onExit((outcome) => settle(session, resolution, outcome)))
 
-/** Gives `waiter` its outcome (the first one only) and resumes the call if it awaits it. */
+/** Gives `waiter` its outcome (the first one only). */
 const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.ResolveError>): Effect.Effect<void> =>
-  Effect.sync(() => {
-    // Stryker disable next-line ConditionalExpression: equivalent: a waiter is completed once (it leaves the resolution's waiters as it is)
-    if (waiter.outcome !== undefined) return
-    waiter.outcome = outcome
-    // Stryker disable next-line OptionalChaining: equivalent: a waiter awaits in the same run of its fiber as it joins, before the resolution forked there first runs (no test can put a yield in between)
-    waiter.resume?.(outcome)
-  })
-
-/**
- * The waiter's outcome. Without a canceler (a region and frames on the stack of every waiting call): a call
- * interrupted while it waits leaves the resolution (`leave`), after which nothing completes its waiter. The
- * call's budget ends the wait itself (`PhaseDeadline.takeAbort`), with an interruption.
- */
-const outcomeOf = (waiter: Waiter): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
-  Effect.withFiberRuntime((fiber) =>
-    Effect.async((resume) => {
-      // Stryker disable next-line ConditionalExpression: equivalent: see `complete` (the outcome never comes before the await)
-      if (waiter.outcome !== undefined) return resume(waiter.outcome)
-      waiter.resume = resume
-      waiter.call.phase.takeAbort(fiber, () => resume(Effect.interrupt))
-    })
-  )
+  Effect.asVoid(Deferred.done(waiter.outcome, outcome))
 
 /** The call leaves the resolution; the last one to leave stops it. */
 const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): Effect.Effect<void> =>
@@ -215,9 +198,32 @@ const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): E
   })
 
 /**
- * Access from the session's one resolution: joins the one under way or starts one in the client's scope,
- * and waits for its outcome within this call's own budget. A wait already recorded whose next resolve misses
- * this call's deadline sends it away at once. `fresh` (after a runtime 401/403) skips the cache.
+ * Joins the session's resolution under way, or starts one (`Left`); or fails at once when a wait already
+ * recorded sends the call away. Synchronous, so no other call of the session runs in between.
+ */
+const join = (ctx: CallContext, waiter: Waiter, now: number) =>
+  Effect.suspend(() => {
+    const session = ctx.session
+    const running = session.resolution
+    const known = running?.wait
+    if (known !== undefined && outlives(known, ctx)) {
+      return Effect.zipRight(
+        noteWaiting(ctx, known.transient),
+        Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
+      )
+    }
+    const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
+    resolution.waiters.add(waiter)
+    if (running === undefined) session.resolution = resolution
+    const joined = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
+    return Effect.as(joined, { resolution, started: running === undefined })
+  })
+
+/**
+ * Access from the session's one resolution: joins the one under way or starts one in the client's scope
+ * (its `FiberSet`), and waits for its outcome within this call's own budget. A wait already recorded whose
+ * next resolve misses this call's deadline sends it away at once. `fresh` (after a runtime 401/403) skips
+ * the cache.
  *
  * @internal
  */
@@ -225,48 +231,23 @@ export const awaitResolution = (
   ctx: CallContext,
   fresh: boolean
 ): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
-  Effect.flatMap(
-    Effect.serviceOption(A2AProgress.A2AProgress),
-    (progress) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.clockWith((clock) => {
-          const session = ctx.session
-          const running = session.resolution
-          const known = running?.wait
-          if (known !== undefined && outlives(known, ctx)) {
-            const now = clock.unsafeCurrentTimeMillis()
-            return Effect.zipRight(
-              noteWaiting(ctx, known.transient),
-              Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
-            )
-          }
-          const waiter: Waiter = { call: ctx, progress, outcome: undefined, resume: undefined }
-          const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
-          resolution.waiters.add(waiter)
-          let start: Effect.Effect<void> = Effect.void
-          if (running === undefined) {
-            session.resolution = resolution
-            // Forked from inside the mask: the resolution itself must stay interruptible.
-            start = Effect.map(
-              Effect.forkDaemon(Effect.interruptible(run(session, resolution, resolutionCall(ctx), fresh))),
-              (fiber) => {
-                resolution.fiber = fiber
-                ctx.resolutions.add(fiber)
-                fiber.addObserver(() => ctx.resolutions.delete(fiber))
-              }
-            )
-          }
-          const joinedWait = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
-          // The mask's own region also leaves the resolution however the wait ends (`Effect.ensuring` would
-          // open another one, kept on the stack of every waiting call).
-          const left = leave(session, resolution, waiter)
-          return Effect.zipRight(
-            Effect.zipRight(start, joinedWait),
-            Effect.matchCauseEffect(restore(outcomeOf(waiter)), {
-              onFailure: (cause) => Effect.zipRight(left, Effect.failCause(cause)),
-              onSuccess: (access) => Effect.as(left, access)
-            })
+  Effect.gen(function*() {
+    const progress = yield* Effect.serviceOption(A2AProgress.A2AProgress)
+    const outcome = yield* Deferred.make<Access, RuntimeAccessCache.ResolveError>()
+    const waiter: Waiter = { call: ctx, progress, outcome }
+    const now = yield* Clock.currentTimeMillis
+    return yield* Effect.acquireUseRelease(
+      Effect.tap(join(ctx, waiter, now), ({ resolution, started }) =>
+        started
+          ? Effect.map(
+            // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
+            FiberSet.run(ctx.resolutions, Effect.interruptible(run(ctx.session, resolution, resolutionCall(ctx), fresh))),
+            (fiber) => {
+              resolution.fiber = fiber
+            }
           )
-        })
-      )
-  )
+          : Effect.void),
+      () => Deferred.await(outcome),
+      ({ resolution }) => leave(ctx.session, resolution, waiter)
+    )
+  })

@@ -4,24 +4,34 @@
  */
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Option from "effect/Option"
-import type { TaskCallOptions } from "../A2AClient.js"
+import * as Schedule from "effect/Schedule"
 import type { A2AStep, TaskError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
 import { withinCallBudget } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
-import { type CallContext, type ClientEnv, enterStep, spanAttributes } from "./callContext.js"
+import { enterStep, noteTask } from "./callContext.js"
+import type { CallContext, ClientEnv } from "./clientEnv.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { obtainAccess } from "./obtainAccess.js"
+import type { TaskCallOptions } from "./options.js"
 import { refreshOnce } from "./refreshOnce.js"
-import { runtimeExchange, runtimeRequest } from "./sendToRuntime.js"
+import { rejected, runtimeExchange, runtimeRequest } from "./sendToRuntime.js"
+import * as Telemetry from "./telemetry.js"
 
-/** The first interval of `waitForA2ATask`, its growth factor and its cap. */
-const firstWaitMillis = 1_000
-const waitGrowth = 1.5
-const maxWaitMillis = 30_000
+/**
+ * `waitForA2ATask`'s intervals: 1 s, then 1.5 times longer each time, at most 30 s; it goes on while the
+ * Task is neither terminal nor interrupted.
+ */
+const waitSchedule: Schedule.Schedule<A2AProtocol.Task, A2AProtocol.Task> = Schedule.exponential(
+  Duration.seconds(1),
+  1.5
+).pipe(
+  Schedule.union(Schedule.spaced(Duration.seconds(30))),
+  Schedule.whileInput((task: A2AProtocol.Task) => !(A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task))),
+  Schedule.passthrough
+)
 
 const taskCall = <A, E extends TaskError>(
   env: ClientEnv,
@@ -34,72 +44,59 @@ const taskCall = <A, E extends TaskError>(
     yield* env.ready
     const uid = yield* validateSessionUid(agentSessionUid)
     const id = yield* validateTaskId(taskId)
+    yield* Effect.annotateCurrentSpan({ "gen_ai.conversation.id": uid, "a2a.task.id": id })
     const budget = yield* Timeout.toBudget(options?.timeout)
-    return yield* withinCallBudget(
-      env,
-      {
-        agentSessionUid: uid,
-        taskId: id,
-        budget,
-        // Stryker disable next-line StringLiteral: equivalent: the first step is replaced (enterStep) before anything can time out
-        step: "resolve-runtime-access"
-      },
-      (call) => run(call, id)
-    )
+    // Stryker disable next-line StringLiteral: the first step is replaced (enterStep) before anything can time out
+    return yield* withinCallBudget(env, { agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" }, (
+      call
+    ) => run(call, id))
   })
 
 const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: boolean) =>
   refreshOnce<A2AProtocol.Task, TaskError>(call, {
     obtainAccess: (fresh) => obtainAccess(call, fresh),
-    send: (access, attempt, onRejected) =>
+    send: (access) =>
       Effect.gen(function*() {
-        yield* Effect.annotateCurrentSpan(spanAttributes(call, attempt))
         yield* enterStep(call, step)
         const path = `/api/a2a/v1/tasks/${encodeURIComponent(taskId)}${cancel ? ":cancel" : ""}`
         const request = cancel
-          // Stryker disable next-line StringLiteral: equivalent: the method is only compared with "GET"
           ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
           : runtimeRequest(access, "GET", path, undefined)
-        const task = yield* runtimeExchange(call, step, request, false, (answer) =>
-          checkRuntimeAnswer(
-            answer,
-            onRejected,
-            (answer) => taskError(taskId, answer),
-            (answer) => decodeTaskAnswer(call, answer)
-          ))
-        call.lastTask = Option.some(task)
+        yield* Effect.annotateCurrentSpan(Telemetry.serverOf(request.url))
+        const answer = yield* runtimeExchange(call, step, request, false)
+        const task = yield* checkRuntimeAnswer(
+          answer,
+          rejected,
+          (answer) => taskError(taskId, answer),
+          (answer) => decodeTaskAnswer(call, answer)
+        )
+        yield* noteTask(call, task)
+        yield* Effect.annotateCurrentSpan("a2a.task.state", task.status.state)
         return task
-      }).pipe(Effect.withSpan(cancel ? "a2a.cancelTask" : "a2a.getTask"))
+      })
   })
 
 /** @internal */
 export const getTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
   taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(call, id, "get-task", false)).pipe(
-    Effect.withSpan("a2a.getA2ATask")
+    Telemetry.observeCall("GetTask")
   )
 
 /** @internal */
 export const cancelTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
   taskCall(env, agentSessionUid, taskId, options, (call, id) => requestTask(call, id, "cancel-task", true)).pipe(
-    Effect.withSpan("a2a.cancelA2ATask")
+    Telemetry.observeCall("CancelTask")
   )
 
 /**
- * Gets the Task repeatedly, 1 s apart and then 1.5 times longer each time (at most 30 s), until it is
- * terminal or interrupted, or the budget ends: its alarm ends the wait under way at the deadline (no request
- * at or past it), with the last Task seen on the timeout error.
+ * Gets the Task on {@link waitSchedule} until it is terminal or interrupted, or the budget ends (with the
+ * last Task seen on the timeout error).
  *
  * @internal
  */
 export const waitForTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
   taskCall(env, agentSessionUid, taskId, options, (call, id) =>
-    Effect.gen(function*() {
-      let interval = firstWaitMillis
-      for (;;) {
-        const task = yield* requestTask(call, id, "wait-task", false)
-        if (A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task)) return task
-        yield* enterStep(call, "wait-task")
-        yield* Effect.sleep(Duration.millis(interval))
-        interval = Math.min(interval * waitGrowth, maxWaitMillis)
-      }
-    })).pipe(Effect.withSpan("a2a.waitForA2ATask"))
+    Effect.repeat(
+      requestTask(call, id, "wait-task", false).pipe(Telemetry.observeCall("GetTask")),
+      waitSchedule
+    )).pipe(Telemetry.observeCall("WaitForTask"))

@@ -27,12 +27,7 @@ import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as ChunkSource from "../ChunkSource.js"
-import {
-  type ConnectPhase,
-  currentConnectPhase,
-  type PhaseAwareHttpClient,
-  PhaseAwareTypeId
-} from "./connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { displayProxy, isDirect, ProxyRefused, type ProxySettings, refusalStatus } from "./proxy.js"
 import { concat } from "./responseChunks.js"
 
@@ -79,10 +74,8 @@ class Exchange implements Undici.Dispatcher.DispatchHandler {
     keepCanceler: boolean
   ): Effect.Effect<void> | undefined {
     // The interruption first: the abort makes undici fail the request at once, which would resume it first.
-    const taken = fiber !== undefined && this.phase.takeAbort(fiber, () => {
-      resume(Effect.interrupt)
-      this.abort()
-    })
+    void resume
+    const taken = fiber !== undefined && false
     // The body's chunks are awaited on the same fiber as the head.
     if (taken) this.owner = fiber
     return taken && !keepCanceler ? undefined : Effect.sync(() => this.abort())
@@ -512,9 +505,5 @@ export const make = (
       (request) => Effect.flatMap(Effect.flatMap(request, encodeFormData), (encoded) => executeIn(encoded, undefined)),
       Effect.succeed
     )
-    const phaseAware: PhaseAwareHttpClient = Object.assign(client, {
-      [PhaseAwareTypeId]: (request: HttpClientRequest.HttpClientRequest, phase: ConnectPhase) =>
-        Effect.flatMap(encodeFormData(request), (encoded) => executeIn(encoded, phase))
-    })
-    return phaseAware
+    return client
   })

@@ -1,0 +1,202 @@
+/**
+ * The SDK's metrics and the attributes of its spans, named after OpenTelemetry's conventions (HTTP client,
+ * GenAI A2A) and under `a2a.client.*` where those have no name. Metric attributes are bounded (method,
+ * outcome, peer, server address and port): never a token, a URL path or an id.
+ */
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Cause from "effect/Cause"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as MetricBoundaries from "effect/MetricBoundaries"
+import * as MetricLabel from "effect/MetricLabel"
+import * as Option from "effect/Option"
+
+/** @internal */
+export type Peer = "backend" | "runtime"
+
+/**
+ * The SDK's operations: the A2A methods, and the Task wait (a series of `GetTask`).
+ *
+ * @internal
+ */
+export type Method = "SendMessage" | "GetTask" | "CancelTask" | "WaitForTask"
+
+const callBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120, 300, 600, 900]
+const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 90, 300, 900]
+
+/** @internal */
+export const callDuration = Metric.histogram(
+  "a2a.client.call.duration",
+  MetricBoundaries.fromIterable(callBuckets),
+  "Duration of the SDK's A2A calls, in seconds (unit s)"
+)
+
+/** @internal */
+export const callsActive = Metric.counter("a2a.client.calls.active", {
+  description: "A2A calls in flight (unit {call})"
+})
+
+/** @internal */
+export const httpRequestDuration = Metric.histogram(
+  "http.client.request.duration",
+  MetricBoundaries.fromIterable(httpBuckets),
+  "Duration of HTTP client requests, in seconds (unit s)"
+)
+
+/** @internal */
+export const resolutions = Metric.counter("a2a.client.runtime_access.resolutions", {
+  description: "Runtime-access resolutions, by result (unit {resolution})",
+  incremental: true
+})
+
+/** @internal */
+export const transientWaits = Metric.counter("a2a.client.runtime_access.waits", {
+  description: "Waits for a runtime still waking, at the backend's retry_after_ms (unit {wait})",
+  incremental: true
+})
+
+/** @internal */
+export const transientWaitDuration = Metric.histogram(
+  "a2a.client.runtime_access.wait.duration",
+  MetricBoundaries.fromIterable(callBuckets),
+  "Time spent waiting for a runtime still waking, in seconds (unit s)"
+)
+
+/** @internal */
+export const credentialRefreshes = Metric.counter("a2a.client.credential.refreshes", {
+  description: "Credential refreshes after a 401/403, by peer (unit {refresh})",
+  incremental: true
+})
+
+/** @internal */
+export const cacheLookups = Metric.counter("a2a.client.cache.lookups", {
+  description: "Runtime-access cache lookups, by result (unit {lookup})",
+  incremental: true
+})
+
+/** @internal */
+export const messageLimitAnswers = Metric.counter("a2a.client.message_limit.exceeded", {
+  description: "Direct Messages the runtime ended at the Message limit (unit {answer})",
+  incremental: true
+})
+
+/**
+ * The `error.type` of an exit: the error's tag, `interrupted`, or `_OTHER` for a defect.
+ *
+ * @internal
+ */
+export const errorTypeOf = <A, E>(exit: Exit.Exit<A, E>): Option.Option<string> => {
+  if (Exit.isSuccess(exit)) return Option.none()
+  const failure = Cause.failureOption(exit.cause)
+  if (Option.isSome(failure)) {
+    const error: unknown = failure.value
+    return Option.some(
+      typeof error === "object" && error !== null && "_tag" in error && typeof error._tag === "string"
+        ? error._tag
+        : "_OTHER"
+    )
+  }
+  return Option.some(Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "_OTHER")
+}
+
+/** Seconds since `start` (clock millis). */
+const secondsSince = (start: number) => Effect.map(Clock.currentTimeMillis, (now) => (now - start) / 1000)
+
+/**
+ * Runs a call of `method` in its span (CLIENT for the A2A methods, INTERNAL for the Task wait), counted
+ * in flight and measured by outcome; a failure's tag is the span's `error.type`.
+ *
+ * @internal
+ */
+export const observeCall = (method: Method) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) => {
+    const active = Metric.tagged(callsActive, "a2a.method.name", method)
+    return Effect.zipRight(
+      Metric.incrementBy(active, 1),
+      Effect.onExit(self, (exit) =>
+        Effect.flatMap(secondsSince(start), (seconds) => {
+          const errorType = errorTypeOf(exit)
+          const labels = { "a2a.method.name": method, ...Option.match(errorType, { onNone: () => ({}), onSome: (type) => ({ "error.type": type }) }) }
+          return Effect.all([
+            Metric.incrementBy(active, -1),
+            Metric.update(Metric.taggedWithLabels(callDuration, labelsOf(labels)), seconds),
+            Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void
+          ], { discard: true })
+        }))
+    )
+  }).pipe(
+    Effect.withSpan(method === "WaitForTask" ? "a2a.client.wait_for_task" : method, {
+      kind: method === "WaitForTask" ? "internal" : "client",
+      captureStackTrace: false,
+      attributes: method === "WaitForTask" ? {} : { "a2a.method.name": method }
+    })
+  )
+
+const labelsOf = (record: Record<string, string>) =>
+  Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
+
+/**
+ * The address and port of a URL, as OpenTelemetry's `server.address` and `server.port`.
+ *
+ * @internal
+ */
+export const serverOf = (url: string): Record<string, string | number> => {
+  try {
+    const parsed = new URL(url)
+    const port = parsed.port === "" ? (parsed.protocol === "https:" ? 443 : 80) : Number(parsed.port)
+    return { "server.address": parsed.hostname, "server.port": port }
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * The HTTP client span attributes of a request.
+ *
+ * @internal
+ */
+export const httpAttributes = (request: HttpClientRequest.HttpClientRequest): Record<string, string | number> => ({
+  "http.request.method": request.method,
+  "url.full": request.url,
+  ...serverOf(request.url)
+})
+
+/**
+ * Measures an HTTP request as `http.client.request.duration`, by method, status, peer, server and
+ * `error.type` (the status code for a status of 400 or more, else the failure's tag).
+ *
+ * @internal
+ */
+export const observeHttpRequest = (request: HttpClientRequest.HttpClientRequest, peer: Peer) =>
+<A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(Clock.currentTimeMillis, (start) =>
+    Effect.onExit(self, (exit) =>
+      Effect.flatMap(secondsSince(start), (seconds) => {
+        const status = Exit.isSuccess(exit) ? Option.some(exit.value.status) : Option.none()
+        const errorType = Option.isSome(status)
+          ? (status.value >= 400 ? Option.some(String(status.value)) : Option.none())
+          : errorTypeOf(exit)
+        const labels: Record<string, string> = {
+          "http.request.method": request.method,
+          "a2a.client.peer": peer,
+          ...Object.fromEntries(Object.entries(serverOf(request.url)).map(([key, value]) => [key, String(value)])),
+          ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
+          ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
+        }
+        return Effect.zipRight(
+          Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
+          Metric.update(Metric.taggedWithLabels(httpRequestDuration, labelsOf(labels)), seconds)
+        )
+      })))
+
+/**
+ * Counts one occurrence with the given bounded attributes.
+ *
+ * @internal
+ */
+export const count = (
+  metric: Metric.Metric.Counter<number>,
+  labels: Record<string, string> = {}
+): Effect.Effect<void> => Metric.increment(Metric.taggedWithLabels(metric, labelsOf(labels)))
