@@ -42,7 +42,12 @@ const unanswered = (
     return yield* failFor(
       withinBudget(
         call,
-        exchange(silent, call, step, request, { maxResponseBytes: 1024, ...options, peer: "runtime", tooLarge: tooLargeDies })
+        exchange(silent, call, step, request, {
+          maxResponseBytes: 1024,
+          ...options,
+          peer: "runtime",
+          tooLarge: tooLargeDies
+        })
       ),
       "1 minute"
     )
@@ -135,8 +140,14 @@ describe("exchange: the connect phase handed to the HTTP layer", () => {
       const call = yield* makeCall({ agentSessionUid: sessionUid, messageId: "m-1", budget: phased, step: "get-task" })
       const before = yield* FiberRef.get(HttpClient.currentTracerDisabledWhen)
       const log: Array<Seen> = []
-      const client = HttpClient.make((request) => Effect.as(seen("head", log), jsonResponse(request, 200, { ok: true })))
-      yield* exchange(client, call, "get-task", request, { maxResponseBytes: 1024, peer: "runtime", tooLarge: tooLargeDies })
+      const client = HttpClient.make((request) =>
+        Effect.as(seen("head", log), jsonResponse(request, 200, { ok: true }))
+      )
+      yield* exchange(client, call, "get-task", request, {
+        maxResponseBytes: 1024,
+        peer: "runtime",
+        tooLarge: tooLargeDies
+      })
       yield* seen("after", log)
       expect(log).toEqual([["head", "exchange", true], ["after", "none", before(request)]])
       expect(yield* FiberRef.get(HttpClient.currentTracerDisabledWhen)).toBe(before)

@@ -63,14 +63,15 @@ describe("guards: the budget runs out during a re-resolve after a transient answ
       // one shared wait: the first resolve and the stalled re-resolve, nothing else
       expect((yield* resolves).map((r) => [r.atMs, r.outcome])).toEqual([[0, "responded"], [1500, "interrupted"]])
       expect(yield* runtimeSends).toEqual([])
-      const wait = spans.find((s) => s.name === "a2a.awaitRuntime")
+      const wait = spans.find((s) => s.name === "a2a.client.await_runtime")
       expect(wait && Object.fromEntries(wait.attributes)).toEqual({
-        "a2a.session_uid": sessionUid,
-        "a2a.message_id": "m-a",
-        "a2a.attempt": 1,
-        "a2a.retry_after_ms": 1500
+        "gen_ai.conversation.id": sessionUid,
+        "a2a.message.id": "m-a",
+        "a2a.client.attempt": 1,
+        "a2a.client.runtime_state": "waking",
+        "a2a.client.retry_after_ms": 1500
       })
-      expect(spans.filter((s) => s.name === "a2a.awaitRuntime")).toHaveLength(1)
+      expect(spans.filter((s) => s.name === "a2a.client.await_runtime")).toHaveLength(1)
     }).pipe(Effect.provide(simulated({
       sessions: [session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 1500 } })]
     }))))

@@ -13,7 +13,7 @@ import * as A2AClient from "../src/A2AClient.js"
 import * as Attachment from "../src/Attachment.js"
 import * as Node from "../src/node.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { recordSpans, clientOf } from "./fixtures.js"
+import { clientOf, recordSpans } from "./fixtures.js"
 
 const onReferencePlatform = <A, E>(
   f: (a2a: A2AClient.Service, url: string) => Effect.Effect<A, E>
@@ -99,10 +99,10 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
           error: { _tag: "A2ATimeoutError", limit: "read", seconds: 0.4, step: "send-message" }
         })
         // The exchanges' own spans only: the Node client makes none of its own for them either way.
-        const http = spans.filter((span) => span.kind === "client")
-        expect({ name, http: http.map((span) => `${span.name} ${span.attributes.get("a2a.step")}`) }).toEqual({
+        const http = spans.filter((span) => span.kind === "client" && span.name !== "SendMessage")
+        expect({ name, http: http.map((span) => `${span.name} ${span.attributes.get("a2a.client.step")}`) }).toEqual({
           name,
-          http: ["a2a.http POST resolve-runtime-access", "a2a.http POST send-message"]
+          http: ["POST resolve-runtime-access", "POST send-message"]
         })
       }
     }))

@@ -2,7 +2,7 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import { fakeRuntime, jsonResponse, sessionUid, clientOf } from "./fixtures.js"
+import { clientOf, fakeRuntime, jsonResponse, sessionUid } from "./fixtures.js"
 
 // SPEC §4 / §7: every rule of a runtime answer has its own `rule` and a reason that says what broke. The
 // answers are written by hand (a runtime the simulated platform does not play), each given as the 200
@@ -31,9 +31,9 @@ const sendAnswered = (body: unknown, kind: "message" | "task" = "message", taskI
   Effect.gen(function*() {
     const seen: Array<string> = []
     const a2a = yield* clientOf(fakeRuntime((request) => {
-        seen.push(`${request.method} ${request.url}`)
-        return Effect.succeed(jsonResponse(request, 200, body))
-      }))
+      seen.push(`${request.method} ${request.url}`)
+      return Effect.succeed(jsonResponse(request, 200, body))
+    }))
     const result = yield* Effect.either(
       a2a.sendA2AMessage(sessionUid, {
         message: "hi",
@@ -238,14 +238,14 @@ const getAnswered = (body: unknown) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
     const a2a = yield* clientOf(fakeRuntime((request) => {
-        seen.push(`${request.method} ${request.url}`)
-        return Effect.succeed(
-          HttpClientResponse.fromWeb(
-            request,
-            new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/a2a+json" } })
-          )
+      seen.push(`${request.method} ${request.url}`)
+      return Effect.succeed(
+        HttpClientResponse.fromWeb(
+          request,
+          new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/a2a+json" } })
         )
-      }))
+      )
+    }))
     const result = yield* Effect.either(a2a.getA2ATask(sessionUid, "t-1"))
     expect(seen).toEqual(["GET https://runtime.example/api/a2a/v1/tasks/t-1"])
     return result

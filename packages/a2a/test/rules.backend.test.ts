@@ -385,9 +385,9 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
       yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" })).pipe(
         Effect.withTracer(tracer)
       )
-      const refresh = spans.filter((span) => span.name === "a2a.refreshAccessToken")
+      const refresh = spans.filter((span) => span.name === "a2a.client.refresh_access_token")
       expect(refresh.map((span) => Object.fromEntries(span.attributes))).toEqual([
-        { "a2a.session_uid": sessionUid, "a2a.message_id": "m-1" }
+        { "gen_ai.conversation.id": sessionUid, "a2a.message.id": "m-1" }
       ])
     }).pipe(Effect.provide(layer))
   })

@@ -180,25 +180,25 @@ describe("rules: the Agent's a2a_profile (SPEC §7)", () => {
       )
     }).pipe(Effect.provide(simulated({ sessions: [taskSession] }))))
 
-  it.effect("discovery runs in span a2a.discoverAgent with the call's ids; its requests in a2a.http GET", () =>
+  it.effect("discovery runs in span a2a.client.discover_agent with the call's ids; its requests in GET spans", () =>
     Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
       const { spans, tracer } = yield* recordSpans
       const task = yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1", responseKind: "task" })
         .pipe(Effect.withTracer(tracer))
       expect(task.contextId).toBe(sessionUid)
-      const [discover, ...more] = spans.filter((span) => span.name === "a2a.discoverAgent")
+      const [discover, ...more] = spans.filter((span) => span.name === "a2a.client.discover_agent")
       expect(more).toEqual([])
       expect(Object.fromEntries(discover?.attributes ?? [])).toEqual({
-        "a2a.session_uid": sessionUid,
-        "a2a.message_id": "m-1"
+        "gen_ai.conversation.id": sessionUid,
+        "a2a.message.id": "m-1"
       })
-      const gets = spans.filter((span) => span.name === "a2a.http GET")
+      const gets = spans.filter((span) => span.name === "GET")
       expect(gets.map((span) => span.attributes.get("url.full"))).toEqual([
         sessionUrl,
         `${base}/api/v1/agents/${agentUid}/`
       ])
-      expect(gets.map((span) => span.attributes.get("a2a.step"))).toEqual(["discover-agent", "discover-agent"])
+      expect(gets.map((span) => span.attributes.get("a2a.client.step"))).toEqual(["discover-agent", "discover-agent"])
       expect(gets.map((span) => Option.map(span.parent, (parent) => parent.spanId))).toEqual([
         Option.fromNullable(discover?.spanId),
         Option.fromNullable(discover?.spanId)

@@ -2,8 +2,8 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as A2AClient from "../src/A2AClient.js"
-import { fakeRuntime, sessionUid, clientOf } from "./fixtures.js"
+import type * as A2AClient from "../src/A2AClient.js"
+import { clientOf, fakeRuntime, sessionUid } from "./fixtures.js"
 
 // SPEC §4: a runtime error answer is read as google.rpc.Status JSON, its ErrorInfo found anywhere in
 // `details` (only an entry typed google.rpc.ErrorInfo counts); status and `reason` decide the error, the
@@ -38,9 +38,9 @@ const failing = (
   Effect.gen(function*() {
     const seen: Array<string> = []
     const a2a = yield* clientOf(fakeRuntime((request) => {
-        seen.push(`${request.method} ${request.url}`)
-        return Effect.succeed(respond(request, status, body))
-      }))
+      seen.push(`${request.method} ${request.url}`)
+      return Effect.succeed(respond(request, status, body))
+    }))
     const error = yield* Effect.flip(call(a2a))
     // never retried
     expect(seen).toHaveLength(1)

@@ -105,7 +105,7 @@ describe("rules: trace propagation from the exchange's own span", () => {
       const { spans, tracer } = yield* recordSpans
       yield* a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }).pipe(Effect.withTracer(tracer))
       const post = spans.find((span) =>
-        span.name === "a2a.http POST" && span.attributes.get("a2a.step") === "send-message"
+        span.name === "POST" && span.attributes.get("a2a.client.step") === "send-message"
       )
       const [send] = yield* runtimeSends
       expect(send?.headers["traceparent"]).toBe(`00-${post?.traceId}-${post?.spanId}-01`)

@@ -2,7 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as Node from "../src/node.js"
-import { client, runtimeSends, serviceUid, session, sessionUid, simulated, clientOf } from "./fixtures.js"
+import { client, clientOf, runtimeSends, serviceUid, session, sessionUid, simulated } from "./fixtures.js"
 import { type Seen, serve } from "./recordingServer.js"
 
 // SPEC §4: the one request that carries the message is `POST {rpc_url}/api/a2a/v1/message:send` — rpc_url

@@ -10,6 +10,7 @@ import * as Attachment from "../src/Attachment.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
   client,
+  clientOf,
   failFor,
   platform,
   resolves,
@@ -17,7 +18,8 @@ import {
   runtimeSends,
   session,
   sessionUid,
-  simulated, clientOf } from "./fixtures.js"
+  simulated
+} from "./fixtures.js"
 
 describe("send: body and headers", () => {
   it.scoped("sends the exact body and headers of SPEC §2/§4 to {rpc_url}/api/a2a/v1/message:send", () =>

@@ -22,7 +22,7 @@ import * as Telemetry from "./telemetry.js"
  *
  * @internal
  */
-export const awaitAdmission = Effect.fn("a2a.client.await_admission", { captureStackTrace: false })(
+export const awaitAdmission = Effect.fn("a2a.client.resolution", { captureStackTrace: false })(
   function*(call: CallContext, recordWait: (wait: SessionWait) => Effect.Effect<boolean>) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call))
     for (let attempt = 1;; attempt++) {

@@ -168,7 +168,10 @@ export const make = (
         return true
       }).pipe(
         refreshLock.withPermits(1),
-        Effect.withSpan("a2a.client.refresh_access_token", { captureStackTrace: false, attributes: spanAttributes(call) })
+        Effect.withSpan("a2a.client.refresh_access_token", {
+          captureStackTrace: false,
+          attributes: spanAttributes(call)
+        })
       )
 
     const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>

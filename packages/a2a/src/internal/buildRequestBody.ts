@@ -4,11 +4,11 @@
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import type { SendA2AMessageInput } from "./options.js"
 import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
+import type { SendA2AMessageInput } from "./options.js"
 
 const utf8 = new TextEncoder()
 

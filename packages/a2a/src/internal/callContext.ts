@@ -4,18 +4,13 @@
  * Steps read the state; only the operations of this module change it. The errors that depend on that state
  * (timeouts, "not ready") are made here too, and `stamp` gives any error the call's own ids.
  */
-import * as Deferred from "effect/Deferred"
+import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
-import {
-  type A2AError,
-  type A2AStep,
-  A2ATimeoutError,
-  AgentRuntimeNotReadyError
-} from "../A2AError.js"
+import { type A2AError, type A2AStep, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"

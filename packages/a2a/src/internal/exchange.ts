@@ -13,10 +13,8 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
-import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
@@ -161,7 +159,7 @@ export const exchange = <TooLarge>(
     const limits = connect !== undefined && read !== undefined ? { connect, read } : undefined
     const sentBefore = call.sent
     const carriesMessage = options.carriesMessage === true
-    const connected = yield* Deferred.make<void>()
+    const connected = yield* Effect.makeLatch(false)
     const phase: ConnectPhase = {
       limit: Option.fromNullable(connect),
       onQueued: () => {
@@ -169,7 +167,7 @@ export const exchange = <TooLarge>(
       },
       onConnected: () => {
         if (carriesMessage) setSent(call, true)
-        Deferred.unsafeDone(connected, Exit.void)
+        connected.unsafeOpen()
       }
     }
     const expired = (error: PhaseExpired) =>
@@ -246,13 +244,13 @@ export const exchange = <TooLarge>(
  * the connection up, whichever comes first.
  */
 const headLimit = (
-  connected: Deferred.Deferred<void>,
+  connected: Effect.Latch,
   limits: { readonly connect: Duration.Duration; readonly read: Duration.Duration }
 ): Effect.Effect<never, PhaseExpired> => {
   const head = Duration.sum(limits.connect, limits.read)
   return Effect.race(
     Effect.as(Effect.sleep(head), false),
-    Effect.as(Deferred.await(connected), true)
+    Effect.as(connected.await, true)
   ).pipe(
     Effect.flatMap((isConnected) =>
       isConnected

@@ -241,7 +241,10 @@ export const awaitResolution = (
         started
           ? Effect.map(
             // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
-            FiberSet.run(ctx.resolutions, Effect.interruptible(run(ctx.session, resolution, resolutionCall(ctx), fresh))),
+            FiberSet.run(
+              ctx.resolutions,
+              Effect.interruptible(run(ctx.session, resolution, resolutionCall(ctx), fresh))
+            ),
             (fiber) => {
               resolution.fiber = fiber
             }

@@ -11,7 +11,7 @@ import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
 import { withinCallBudget } from "./budget.js"
 import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
-import { enterStep, noteTask } from "./callContext.js"
+import { enterStep, noteTask, spanAttributes } from "./callContext.js"
 import type { CallContext, ClientEnv } from "./clientEnv.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
 import { obtainAccess } from "./obtainAccess.js"
@@ -97,6 +97,6 @@ export const cancelTask = (env: ClientEnv, agentSessionUid: string, taskId: stri
 export const waitForTask = (env: ClientEnv, agentSessionUid: string, taskId: string, options?: TaskCallOptions) =>
   taskCall(env, agentSessionUid, taskId, options, (call, id) =>
     Effect.repeat(
-      requestTask(call, id, "wait-task", false).pipe(Telemetry.observeCall("GetTask")),
+      requestTask(call, id, "wait-task", false).pipe(Telemetry.observeCall("GetTask", spanAttributes(call))),
       waitSchedule
     )).pipe(Telemetry.observeCall("WaitForTask"))

@@ -110,29 +110,34 @@ const secondsSince = (start: number) => Effect.map(Clock.currentTimeMillis, (now
  *
  * @internal
  */
-export const observeCall = (method: Method) => <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(Clock.currentTimeMillis, (start) => {
-    const active = Metric.tagged(callsActive, "a2a.method.name", method)
-    return Effect.zipRight(
-      Metric.incrementBy(active, 1),
-      Effect.onExit(self, (exit) =>
-        Effect.flatMap(secondsSince(start), (seconds) => {
-          const errorType = errorTypeOf(exit)
-          const labels = { "a2a.method.name": method, ...Option.match(errorType, { onNone: () => ({}), onSome: (type) => ({ "error.type": type }) }) }
-          return Effect.all([
-            Metric.incrementBy(active, -1),
-            Metric.update(Metric.taggedWithLabels(callDuration, labelsOf(labels)), seconds),
-            Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void
-          ], { discard: true })
-        }))
+export const observeCall =
+  (method: Method, attributes: Record<string, string> = {}) =>
+  <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(Clock.currentTimeMillis, (start) => {
+      const active = Metric.tagged(callsActive, "a2a.method.name", method)
+      return Effect.zipRight(
+        Metric.incrementBy(active, 1),
+        Effect.onExit(self, (exit) =>
+          Effect.flatMap(secondsSince(start), (seconds) => {
+            const errorType = errorTypeOf(exit)
+            const labels = {
+              "a2a.method.name": method,
+              ...Option.match(errorType, { onNone: () => ({}), onSome: (type) => ({ "error.type": type }) })
+            }
+            return Effect.all([
+              Metric.incrementBy(active, -1),
+              Metric.update(Metric.taggedWithLabels(callDuration, labelsOf(labels)), seconds),
+              Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void
+            ], { discard: true })
+          }))
+      )
+    }).pipe(
+      Effect.withSpan(method === "WaitForTask" ? "a2a.client.wait_for_task" : method, {
+        kind: method === "WaitForTask" ? "internal" : "client",
+        captureStackTrace: false,
+        attributes: method === "WaitForTask" ? attributes : { "a2a.method.name": method, ...attributes }
+      })
     )
-  }).pipe(
-    Effect.withSpan(method === "WaitForTask" ? "a2a.client.wait_for_task" : method, {
-      kind: method === "WaitForTask" ? "internal" : "client",
-      captureStackTrace: false,
-      attributes: method === "WaitForTask" ? {} : { "a2a.method.name": method }
-    })
-  )
 
 const labelsOf = (record: Record<string, string>) =>
   Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
@@ -169,27 +174,31 @@ export const httpAttributes = (request: HttpClientRequest.HttpClientRequest): Re
  *
  * @internal
  */
-export const observeHttpRequest = (request: HttpClientRequest.HttpClientRequest, peer: Peer) =>
-<A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.flatMap(Clock.currentTimeMillis, (start) =>
-    Effect.onExit(self, (exit) =>
-      Effect.flatMap(secondsSince(start), (seconds) => {
-        const status = Exit.isSuccess(exit) ? Option.some(exit.value.status) : Option.none()
-        const errorType = Option.isSome(status)
-          ? (status.value >= 400 ? Option.some(String(status.value)) : Option.none())
-          : errorTypeOf(exit)
-        const labels: Record<string, string> = {
-          "http.request.method": request.method,
-          "a2a.client.peer": peer,
-          ...Object.fromEntries(Object.entries(serverOf(request.url)).map(([key, value]) => [key, String(value)])),
-          ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
-          ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
-        }
-        return Effect.zipRight(
-          Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
-          Metric.update(Metric.taggedWithLabels(httpRequestDuration, labelsOf(labels)), seconds)
-        )
-      })))
+export const observeHttpRequest =
+  (request: HttpClientRequest.HttpClientRequest, peer: Peer) =>
+  <A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.flatMap(
+      Clock.currentTimeMillis,
+      (start) =>
+        Effect.onExit(self, (exit) =>
+          Effect.flatMap(secondsSince(start), (seconds) => {
+            const status = Exit.isSuccess(exit) ? Option.some(exit.value.status) : Option.none()
+            const errorType = Option.isSome(status)
+              ? (status.value >= 400 ? Option.some(String(status.value)) : Option.none())
+              : errorTypeOf(exit)
+            const labels: Record<string, string> = {
+              "http.request.method": request.method,
+              "a2a.client.peer": peer,
+              ...Object.fromEntries(Object.entries(serverOf(request.url)).map(([key, value]) => [key, String(value)])),
+              ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
+              ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
+            }
+            return Effect.zipRight(
+              Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
+              Metric.update(Metric.taggedWithLabels(httpRequestDuration, labelsOf(labels)), seconds)
+            )
+          }))
+    )
 
 /**
  * Counts one occurrence with the given bounded attributes.
