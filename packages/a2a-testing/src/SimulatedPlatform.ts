@@ -32,9 +32,9 @@ import * as Layer from "effect/Layer"
 import * as Random from "effect/Random"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import type * as Stream from "effect/Stream"
 import { rpcUrlOf } from "./internal/context.js"
 import { dispatch, type Platform } from "./internal/dispatch.js"
+import type * as Model from "./internal/model.js"
 import { snapshotEntry } from "./internal/requestLog.js"
 import { PlatformState } from "./internal/state.js"
 import { renderTask, taskStateAt } from "./internal/tasks.js"
@@ -50,14 +50,7 @@ import * as SessionScenario from "./SessionScenario.js"
  * @since 0.1.0
  * @category models
  */
-export interface SimRequest {
-  readonly method: string
-  /** the absolute URL */
-  readonly url: string
-  /** header names in any case (they are compared in lower case) */
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: Uint8Array
-}
+export interface SimRequest extends Model.SimRequest {}
 
 /**
  * An HTTP response of the simulation. The head is available when `handle`
@@ -67,12 +60,7 @@ export interface SimRequest {
  * @since 0.1.0
  * @category models
  */
-export interface SimResponse {
-  readonly status: number
-  /** header names in lower case */
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: Stream.Stream<Uint8Array>
-}
+export interface SimResponse extends Model.SimResponse {}
 
 // ---------------------------------------------------------------------------
 // errors
@@ -132,7 +120,7 @@ export class SimulatedSessionNotFoundError extends Schema.TaggedError<SimulatedS
  * @since 0.1.0
  * @category models
  */
-export type Target = "backend" | "runtime" | "unknown"
+export type Target = Model.Target
 
 /**
  * The route a request matched (`unknown` when none).
@@ -140,15 +128,7 @@ export type Target = "backend" | "runtime" | "unknown"
  * @since 0.1.0
  * @category models
  */
-export type Route =
-  | "resolve-runtime-access"
-  | "session-detail"
-  | "agent-detail"
-  | "token-refresh"
-  | "message-send"
-  | "task-get"
-  | "task-cancel"
-  | "unknown"
+export type Route = Model.Route
 
 /**
  * One request as the platform received it. No secret is in it: token values
@@ -158,57 +138,7 @@ export type Route =
  * @since 0.1.0
  * @category models
  */
-export interface RequestLogEntry {
-  /** 1, 2, … in arrival order */
-  readonly seq: number
-  readonly method: string
-  readonly url: string
-  readonly path: string
-  readonly target: Target
-  readonly route: Route
-  /** the session the request concerned, when known */
-  readonly sessionUid: string | null
-  /** lower-case names; secrets replaced by labels */
-  readonly headers: Readonly<Record<string, string>>
-  /** label of the bearer token used (`null` without an Authorization header) */
-  readonly tokenLabel: string | null
-  /** `message.messageId` of a `message:send` body (whatever the answer) */
-  readonly messageId: string | null
-  /**
-   * `message:send` only: why the body is not an A2A v1 `Send Message Request`
-   * (Main Sequence profile: `configuration.responseKind` allowed), e.g.
-   * `A2A v1 Send Message Request schema violation: configuration.blocking: unknown field …`;
-   * `null` when it conforms or for other routes. Recorded whatever the answer
-   * (also when the token was rejected); a checked body that violates it is
-   * answered 400 `INVALID_ARGUMENT`.
-   */
-  readonly schemaViolation: string | null
-  /**
-   * Why the Message / Task the runtime answered (the `message:send` answer,
-   * or the Task of a get / cancel) is not A2A v1 (strict schema); `null` when
-   * it conforms or the answer carries no Message / Task. Only deliberately
-   * broken answers (`Invalid`, `Answer` with `extraFields`) set it.
-   */
-  readonly answerSchemaViolation: string | null
-  /** the body bytes (re-encoded from `bodyText` only if a secret had to be replaced) */
-  readonly body: Uint8Array
-  readonly bodyText: string
-  /** Clock time (ms) when the request arrived */
-  readonly atMs: number
-  /** response status, `null` until the head was produced */
-  readonly status: number | null
-  /** Clock time (ms) when the head was produced */
-  readonly respondedAtMs: number | null
-  readonly outcome: "pending" | "responded" | "interrupted" | "connection-failed"
-  /**
-   * what became of the response body: `pending` while it is being sent (or
-   * was never read), `complete` once all of it was sent, `aborted` when the
-   * reader stopped early (e.g. a timeout); `null` without a response
-   */
-  readonly bodyOutcome: "pending" | "complete" | "aborted" | null
-  /** Clock time (ms) when the body was complete or aborted */
-  readonly bodyEndedAtMs: number | null
-}
+export interface RequestLogEntry extends Model.RequestLogEntry {}
 
 /**
  * Counters of platform calls. Per-session records hold every known session

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import type { SimResponse } from "../SimulatedPlatform.js"
+import type { SimResponse } from "./model.js"
 import { type WholeBody, wholeBodyOf } from "./wire.js"
 
 /**

@@ -5,7 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type * as SessionScenario from "../SessionScenario.js"
-import type { SimRequest } from "../SimulatedPlatform.js"
+import type { SimRequest } from "./model.js"
 import type { MutableLogEntry, PlatformState } from "./state.js"
 
 /** @internal */

@@ -4,7 +4,7 @@
  *
  * @internal
  */
-import type { RequestLogEntry, SimRequest, Target } from "../SimulatedPlatform.js"
+import type { RequestLogEntry, SimRequest, Target } from "./model.js"
 import { redactHeaders, redactText, tokenLabelOf } from "./redact.js"
 import type { MutableLogEntry, PlatformState } from "./state.js"
 import { decodeText, encodeText } from "./wire.js"

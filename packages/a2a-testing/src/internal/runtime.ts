@@ -12,7 +12,6 @@ import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as A2ASchema from "../A2ASchema.js"
 import type * as SessionScenario from "../SessionScenario.js"
-import type { SimResponse } from "../SimulatedPlatform.js"
 import { runtimeIsUp } from "./access.js"
 import {
   agentMessage,
@@ -24,6 +23,7 @@ import {
   withNullFields
 } from "./agent.js"
 import { decodeSegment, type HandlerContext } from "./context.js"
+import type { SimResponse } from "./model.js"
 import { bearerOf, redactText } from "./redact.js"
 import { increment, type RuntimeToken, type SessionState } from "./state.js"
 import * as Tasks from "./tasks.js"

@@ -6,8 +6,8 @@
  * @internal
  */
 import type * as SessionScenario from "../SessionScenario.js"
-import type { RequestLogEntry } from "../SimulatedPlatform.js"
-import type { TaskRecord } from "./tasks.js"
+import type { RequestLogEntry } from "./model.js"
+import type { TaskRecord } from "./model.js"
 
 /** @internal */
 export interface RuntimeToken {

@@ -13,6 +13,7 @@
  */
 import type * as SessionScenario from "../SessionScenario.js"
 import { agentMessage, type JsonObject } from "./agent.js"
+import type { TaskRecord } from "./model.js"
 import type { PlatformState } from "./state.js"
 import { isoTime } from "./wire.js"
 
@@ -36,27 +37,7 @@ export const isTerminalTaskState = (state: TaskStateName): boolean =>
 export const isInterruptedTaskState = (state: TaskStateName): boolean =>
   state === "TASK_STATE_INPUT_REQUIRED" || state === "TASK_STATE_AUTH_REQUIRED"
 
-/** @internal */
-export interface TaskRecord {
-  readonly id: string
-  readonly sessionUid: string
-  readonly serviceUid: string
-  readonly createdAtMs: number
-  readonly script: SessionScenario.TaskScript
-  readonly workMs: number
-  readonly artifactId: string
-  /** the parts of the completed Task's artifact (the answer to the latest turn) */
-  answerParts: ReadonlyArray<unknown>
-  /** the user's turns and the Agent's questions, oldest first */
-  readonly history: Array<unknown>
-  /** the id of the current status message */
-  statusMessageId: string
-  /** follow-up turns taken so far (the index of the next question) */
-  turns: number
-  /** when the current round of work starts (after the queue, or at the latest follow-up) */
-  workStartsAtMs: number
-  canceledAtMs: number | null
-}
+export type { TaskRecord }
 
 /** What a domain operation refuses, as the official A2A server names it. @internal */
 export type TaskFailure =

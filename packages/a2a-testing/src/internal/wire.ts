@@ -7,7 +7,7 @@
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import type { SimResponse } from "../SimulatedPlatform.js"
+import type { SimResponse } from "./model.js"
 
 /** @internal */
 export const A2A_CONTENT_TYPE = "application/a2a+json"
