@@ -44,7 +44,7 @@ export const awaitAdmission = Effect.fn("a2a.client.resolution", { captureStackT
           const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
           yield* noteWaiting(call, decision)
           if (!(yield* recordWait(wait))) return Option.none<RuntimeAccess.Admitted>()
-          // Stryker disable next-line StringLiteral: the resolution has no deadline of its own, so nothing reads its step while it sleeps
+          // Stryker disable next-line StringLiteral: the resolution has no deadline: nothing reads its step
           yield* enterStep(call, "await-runtime")
           yield* Telemetry.count(Telemetry.transientWaits)
           yield* Effect.sleep(Duration.millis(decision.retryAfterMs)).pipe(

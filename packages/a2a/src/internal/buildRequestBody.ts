@@ -171,7 +171,7 @@ export const buildRequestBody = (
     if (Either.isLeft(fields)) return Effect.fail(fields.left)
     const { jsonRepairAttempts, referenceTaskIds, responseKind, taskId } = fields.right
     const attachments: Effect.Effect<ReadonlyArray<FilePart>, A2AInputError> =
-      // Stryker disable next-line ConditionalExpression: equivalent: forEach over no attachments gives no parts too (only heavier)
+      // Stryker disable next-line ConditionalExpression: equivalent: forEach over no attachments gives no parts
       input.attachments === undefined || input.attachments.length === 0
         ? Effect.succeed(noParts)
         : Effect.forEach(input.attachments, attachmentPart)
@@ -186,9 +186,9 @@ export const buildRequestBody = (
             messageId,
             role: "ROLE_USER",
             contextId: agentSessionUid,
-            // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
+            // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out undefined
             ...(taskId === undefined ? {} : { taskId }),
-            // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out a field whose value is undefined
+            // Stryker disable next-line ConditionalExpression: equivalent: JSON.stringify leaves out undefined
             ...(referenceTaskIds === undefined ? {} : { referenceTaskIds }),
             parts: [{ text: input.message }, ...parts]
           },

@@ -120,7 +120,7 @@ export const makeClientEnv = (
     const backend = yield* backendClient.make({ ...options, accessToken }, client, maxResponseBytes)
     const backendUrl = typeof options.backendUrl === "string"
       ? options.backendUrl.trim().replace(/\/+$/, "")
-      // Stryker disable next-line StringLiteral: equivalent: a backend URL that is not a string fails every call first (ready)
+      // Stryker disable next-line StringLiteral: equivalent: a non-string backend URL fails every call first
       : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
     const user = options.username !== undefined && options.username.trim() !== ""
@@ -141,7 +141,7 @@ export const makeClientEnv = (
         // Stryker disable next-line ConditionalExpression: equivalent: the memo only saves hashing again (same key)
         if (known !== undefined) return known
         const key = sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: when the memo is cleared changes its memory only, never a key
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: clearing the memo never changes a key
         if (cacheKeys.size >= 1024) cacheKeys.clear()
         cacheKeys.set(agentSessionUid, key)
         return key

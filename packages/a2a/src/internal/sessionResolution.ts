@@ -60,10 +60,9 @@ const resolutionCall = (starter: CallContext): CallContext => ({
 const outlives = (wait: SessionWait, call: Call): boolean => wait.retryAtMillis >= call.deadlineMillis
 
 /**
- * Records a transient answer of the resolution: every waiting call whose deadline the next resolve misses
- * leaves at once with its own `AgentRuntimeNotReadyError`; the others are told what they wait for and get
- * a progress event. With no call left, the resolution is detached from the session (a later call starts a
- * new one) and `false` is returned: nothing polls for nobody.
+ * Records a transient answer: each waiting call whose deadline the next resolve misses leaves with its own
+ * `AgentRuntimeNotReadyError`, the others get a progress event. With no call left the resolution detaches
+ * from the session and `false` is returned: nothing polls for nobody.
  *
  * @internal
  */
@@ -84,7 +83,7 @@ export const recordWait = (
     const waiting = Array.from(resolution.waiters)
     if (
       waiting.length === 0 &&
-      // Stryker disable next-line ConditionalExpression: only a resolution still the session's records waits (leave and settle detach it only when it ends)
+      // Stryker disable next-line ConditionalExpression: only a resolution still the session's records waits
       session.resolution === resolution
     ) session.resolution = undefined
     const { attempt, transient } = wait
@@ -220,10 +219,8 @@ const join = (ctx: CallContext, waiter: Waiter, now: number) =>
   })
 
 /**
- * Access from the session's one resolution: joins the one under way or starts one in the client's scope
- * (its `FiberSet`), and waits for its outcome within this call's own budget. A wait already recorded whose
- * next resolve misses this call's deadline sends it away at once. `fresh` (after a runtime 401/403) skips
- * the cache.
+ * Access from the session's one resolution: joins the one under way or starts one in the client's
+ * `FiberSet`, and waits for its outcome within this call's budget. `fresh` (after a 401/403) skips the cache.
  *
  * @internal
  */
