@@ -1,7 +1,8 @@
 /**
- * OpenTelemetry: the SDK traces every call with Effect spans; `@effect/opentelemetry` exports them. This
- * example keeps the spans of one send in memory and prints them as a tree. In production, pass an OTLP
- * exporter (`@opentelemetry/exporter-trace-otlp-http`) to a `BatchSpanProcessor` instead.
+ * OpenTelemetry: the SDK traces every call with Effect spans and records Effect metrics; `@effect/opentelemetry`
+ * exports both. This example keeps the spans of one send in memory and prints them as a tree, then the
+ * metrics it recorded. In production, pass OTLP exporters (`@opentelemetry/exporter-trace-otlp-http` to a
+ * `BatchSpanProcessor`, `@opentelemetry/exporter-metrics-otlp-http` to a `PeriodicExportingMetricReader`).
  *
  *   mainsequence dev platform     # or your real platform: export MAINSEQUENCE_ENDPOINT / MAINSEQUENCE_ACCESS_TOKEN
  *   node examples/dist/opentelemetry.js <agent-session-uid> "What can you do?"
@@ -10,15 +11,24 @@ import { NodeSdk } from "@effect/opentelemetry"
 import { NodeRuntime } from "@effect/platform-node"
 import { A2AClient } from "@mainsequence/a2a"
 import * as A2ANode from "@mainsequence/a2a/node"
+import { MetricReader } from "@opentelemetry/sdk-metrics"
 import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base"
 import { Console, Effect } from "effect"
 
 const [agentSessionUid = "", message = "What can you do?"] = process.argv.slice(2)
 
+/** A reader collected on demand, at the end of the example. */
+class OnDemandReader extends MetricReader {
+  protected override onShutdown = () => Promise.resolve()
+  protected override onForceFlush = () => Promise.resolve()
+}
+
 const exporter = new InMemorySpanExporter()
-const TracingLive = NodeSdk.layer(() => ({
+const reader = new OnDemandReader()
+const TelemetryLive = NodeSdk.layer(() => ({
   resource: { serviceName: "a2a-example" },
-  spanProcessor: new SimpleSpanProcessor(exporter)
+  spanProcessor: new SimpleSpanProcessor(exporter),
+  metricReader: reader
 }))
 
 /** `name  duration` per span, children indented under their parent. */
@@ -37,13 +47,28 @@ const spanTree = (spans: ReadonlyArray<ReadableSpan>): string => {
   return lines.join("\n")
 }
 
+/** `name  {attributes}  value` per data point of the SDK's metrics. */
+const metricLines = Effect.promise(() => reader.collect()).pipe(
+  Effect.map(({ resourceMetrics }) =>
+    resourceMetrics.scopeMetrics.flatMap((scope) =>
+      scope.metrics.filter((metric) => /^(a2a|http)\./.test(metric.descriptor.name)).flatMap((metric) =>
+        metric.dataPoints.map((point) => {
+          const value = typeof point.value === "number" ? point.value : `count ${point.value.count}`
+          return `${metric.descriptor.name}  ${JSON.stringify(point.attributes)}  ${value}`
+        })
+      )
+    ).join("\n")
+  )
+)
+
 const program = Effect.gen(function*() {
   const client = yield* A2AClient.A2AClient
   yield* client.sendA2AMessage(agentSessionUid, { message })
 }).pipe(
   Effect.withSpan("example.askAgent"),
   Effect.provide(A2ANode.layerConfig()),
-  Effect.ensuring(Effect.suspend(() => Console.log(spanTree(exporter.getFinishedSpans()))))
+  Effect.ensuring(Effect.suspend(() => Console.log(spanTree(exporter.getFinishedSpans())))),
+  Effect.ensuring(Effect.flatMap(metricLines, (lines) => Console.log(`\n${lines}`)))
 )
 
-program.pipe(Effect.provide(TracingLive), NodeRuntime.runMain)
+program.pipe(Effect.provide(TelemetryLive), NodeRuntime.runMain)

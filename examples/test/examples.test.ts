@@ -57,16 +57,19 @@ describe("examples", () => {
     expect(run.stderr).toContain("The Agent cannot take messages now")
   })
 
-  it("opentelemetry prints the spans of one send", async () => {
+  it("opentelemetry prints the spans and the metrics of one send", async () => {
     const run = await runExample("opentelemetry", demoSessionUids.ready, "hello")
     expect(run.code).toBe(0)
     const names = run.stdout.split("\n").map((line) => line.trim().split(/\s+/)[0])
     expect(names[0]).toBe("example.askAgent")
     expect(names).toEqual(expect.arrayContaining([
-      "a2a.sendA2AMessage",
-      "a2a.buildRequestBody",
-      "a2a.resolveRuntimeAccess",
-      "a2a.sendToRuntime"
+      "SendMessage",
+      "a2a.client.resolution",
+      "a2a.client.resolve_runtime_access",
+      "POST",
+      "a2a.client.call.duration",
+      "http.client.request.duration",
+      "a2a.client.cache.lookups"
     ]))
     expect(run.stdout).not.toContain(Redacted.value(demoUserAccessToken))
   })
