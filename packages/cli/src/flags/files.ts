@@ -6,10 +6,12 @@
  *
  * @since 0.1.0
  */
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { A2AError } from "@mainsequence/a2a"
+import { A2AError, Attachment } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 
 const reasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
   NotFound: "no such file",
@@ -24,18 +26,53 @@ const reasonOf = (error: PlatformError.PlatformError): string =>
   error._tag === "SystemError" ? (reasons[error.reason] ?? error.reason) : error.message
 
 /**
- * The whole file at `path`, as UTF-8, unchanged (any readable file: also a pipe such as `/dev/stdin`).
+ * The path that names standard input.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category files
  */
-export const readTextFile = (
+export const standardInput = "-"
+
+const utf8 = new TextDecoder()
+
+/**
+ * The whole file at `path` (`-`: standard input), as UTF-8, unchanged, at most `Attachment.maxBytes` (15 MiB):
+ * reading stops at the first byte beyond it, and so does the run, with the same kind of error as any other
+ * unreadable file.
+ *
+ * @since 0.2.0
+ * @category files
+ */
+export const readMessageFile = (
   field: string,
   path: string
-): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path, "utf-8")).pipe(
-    Effect.mapError((error) => cannotRead(field, path, reasonOf(error)))
-  )
+): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> => {
+  const bytes: Effect.Effect<Stream.Stream<Uint8Array, A2AError.A2AInputError>, never, FileSystem.FileSystem> =
+    path === standardInput
+      ? Effect.succeed(
+        NodeStream.fromReadable(() => process.stdin, (error) =>
+          cannotRead(field, path, error instanceof Error ? error.message : String(error)))
+      )
+      : Effect.map(FileSystem.FileSystem, (fs) =>
+        fs.stream(path, { bytesToRead: Attachment.maxBytes + 1 }).pipe(
+          Stream.mapError((error) => cannotRead(field, path, reasonOf(error)))
+        ))
+  const tooLarge = new A2AError.A2AInputError({
+    field,
+    reason: `${path === standardInput ? "standard input" : JSON.stringify(path)} is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
+  })
+  return Effect.flatMap(bytes, (stream) =>
+    Stream.runFoldEffect(stream, { chunks: new Array<Uint8Array>(), size: 0 }, (read, chunk) => {
+      const size = read.size + chunk.byteLength
+      if (size > Attachment.maxBytes) return Effect.fail(tooLarge)
+      read.chunks.push(chunk)
+      return Effect.succeed({ chunks: read.chunks, size })
+    })).pipe(Effect.map(({ chunks, size }) => {
+      const all = new Uint8Array(size)
+      chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.byteLength), 0)
+      return utf8.decode(all)
+    }))
+}
 
 /**
  * `path`, once it names an existing regular file (what an attachment must be).

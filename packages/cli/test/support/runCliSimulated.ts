@@ -6,7 +6,6 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { ClientEnvironment } from "../../src/A2ACall.js"
 import * as Cli from "../../src/Cli.js"
-import { toExitCode } from "../../src/Failure.js"
 import * as FileAccessStore from "../../src/FileAccessStore.js"
 import { Output } from "../../src/Output.js"
 
@@ -42,9 +41,9 @@ export const runCliSimulated = (
       stderrIsTTY: options.tty ?? false,
       stderrColumns: options.tty === true ? 200 : undefined
     })
-    const exitCode = yield* toExitCode(Cli.run(["node", "mainsequence", ...args])).pipe(
+    const exitCode = yield* Cli.main(["node", "mainsequence", ...args]).pipe(
       Effect.provide(
-        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: clientLayer }))
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: () => clientLayer }))
       )
     )
     return { exitCode, ...captured }
