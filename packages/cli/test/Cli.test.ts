@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
 import { escapeCodesAllowed } from "../src/Output.js"
+import { errorDocumentOf } from "./support/jsonOutput.js"
 import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
 
 const send = ["agent", "session", "a2a", "send", sessionUid]
@@ -136,12 +137,13 @@ describe("send: command line", () => {
     Effect.gen(function*() {
       const result = yield* runCli(args)
       expect(result.calls).toEqual([])
-      expect(result.stdout).toBe("")
       expect(result.exitCode).toBe(2)
       const lines = result.stderr.split("\n").filter((line) => line !== "")
       expect(lines).toHaveLength(1)
       if (typeof expected === "string") expect(lines[0]).toBe(expected)
       else expect(lines[0]).toMatch(expected)
+      // --output json (the default): the same failure as one document on stdout.
+      expect(errorDocumentOf(result.stdout)).toMatchObject({ message: lines[0], exitCode: 2, retrySafe: false })
     })
 
   it.scoped("bad input is refused with one line, exit 2, and nothing is sent", () =>
@@ -283,10 +285,17 @@ describe("send: command line", () => {
         const result = yield* runCli(args)
         expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode: 2 })
         expect(result.calls).toEqual([])
-        expect(result.stdout).toBe("")
         const lines = result.stderr.split("\n").filter((line) => line !== "")
         expect({ args, lines: lines.length }).toEqual({ args, lines: 1 })
+        // Under `agent` the default output is json: the document, also when the command line does not parse.
+        if (args[0] === "agent") {
+          expect(errorDocumentOf(result.stdout)).toMatchObject({ message: lines[0], exitCode: 2, messageId: null })
+        } else {
+          expect(result.stdout).toBe("")
+        }
       }
+      const text = yield* runCli([...send, "--message", "a", "--bogus", "--output", "text"])
+      expect([text.exitCode, text.stdout]).toEqual([2, ""])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("an SDK failure prints its message and, when known, the message id line", () =>
@@ -301,8 +310,27 @@ describe("send: command line", () => {
       })
       const result = yield* runCli([...send, "--message", "hi"], { failWith })
       expect(result.exitCode).toBe(5)
-      expect(result.stdout).toBe("")
       expect(result.stderr).toBe(`${failWith.message}\nA2A message id for request retry: msg-1234\n`)
+      expect(errorDocumentOf(result.stdout)).toEqual({
+        type: "A2ATimeoutError",
+        message: failWith.message,
+        exitCode: 5,
+        agentSessionUid: sessionUid,
+        messageId: "msg-1234",
+        retrySafe: false,
+        hint: "The call ran out of time: give a longer --timeout. The message may have reached the Agent: check " +
+          "before sending it again; a resend with --message-id msg-1234 is the same logical message",
+        details: {
+          agentSessionUid: sessionUid,
+          messageId: "msg-1234",
+          step: "read-response",
+          limit: "total",
+          seconds: 2,
+          messageMayHaveBeenSent: true
+        }
+      })
+      const text = yield* runCli([...send, "--message", "hi", "--output", "text"], { failWith })
+      expect([text.exitCode, text.stdout]).toEqual([5, ""])
 
       const input = new A2AError.A2AInputError({ field: "agentSessionUid", reason: "must be a UUID" })
       const refusedInput = yield* runCli([...send, "--message", "hi"], { failWith: input })
@@ -516,7 +544,8 @@ describe("help", () => {
         "--task-id ID",
         "--reference-task-id ID...",
         "--timeout SECONDS",
-        "--output json | text"
+        "--output json | text",
+        "--debug"
       ])
       expect(send.find(({ flag }) => flag === "--timeout SECONDS")?.paragraphs[0]).toBe(
         "The call's total budget in seconds, or CONNECT,READ phase limits (total = their sum); default 5,900"
@@ -525,8 +554,20 @@ describe("help", () => {
         "Attach a file (at most 15 MiB); repeat for more files"
       )
       expect(send.find(({ flag }) => flag === "--message-file PATH")?.paragraphs[0]).toBe(
-        "Read the message text from this file (instead of --message)"
+        "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; instead of --message)"
       )
+      expect(send.find(({ flag }) => flag === "--output json | text")?.paragraphs[0]).toMatch(
+        /exactly one JSON document whatever the outcome.*\{"error": \{type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details\}\}/
+      )
+      expect(send.find(({ flag }) => flag === "--debug")?.paragraphs[0]).toBe(
+        "Write each HTTP exchange to stderr (method, URL, status, timing, headers, a body excerpt), every " +
+          "credential redacted"
+      )
+      // Every A2A command has them.
+      for (const path of ["get", "wait", "cancel"]) {
+        const flags = optionEntries((yield* runCli(["agent", "session", "a2a", "task", path, "--help"])).stdout)
+        expect(flags.map(({ flag }) => flag), path).toEqual(["--timeout SECONDS", "--output json | text", "--debug"])
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("help has escape codes only on a terminal without NO_COLOR", () =>

@@ -9,6 +9,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
+import { errorDocumentOf } from "./support/jsonOutput.js"
 import { type Captured, runCliSimulated, tempConfigDir } from "./support/runCliSimulated.js"
 import { expectConformantSends, layerWatched } from "./support/schemaConformance.js"
 
@@ -162,7 +163,14 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
           ?.messageId
         expect(messageId).toMatch(/^msg-|^msg-client-uuid-1$/)
         if (given !== undefined) expect(messageId).toBe(given)
-        expect(captured.stdout).toBe("")
+        // --output json (the default): the interruption as one document, with the message id that went out.
+        expect(errorDocumentOf(captured.stdout)).toMatchObject({
+          type: "Interrupted",
+          exitCode: 130,
+          agentSessionUid: slow.sessionUid,
+          messageId,
+          retrySafe: false
+        })
         expect(captured.stderr).toBe(
           "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again\n" +
             `A2A message id for request retry: ${messageId}\n`
@@ -179,7 +187,16 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       yield* awaitRoute("resolve-runtime-access")
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
-      expect(captured.stdout).toBe("")
+      expect(errorDocumentOf(captured.stdout)).toEqual({
+        type: "Interrupted",
+        message: "Interrupted: the call was stopped",
+        exitCode: 130,
+        agentSessionUid: cold.sessionUid,
+        messageId: null,
+        retrySafe: false,
+        hint: "The run was stopped by a signal",
+        details: {}
+      })
       expect(captured.stderr.split("\n").filter((line) => line !== "").at(-1)).toBe("Interrupted: the call was stopped")
     }).pipe(Effect.provide(platformLayer)))
 
@@ -202,5 +219,14 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       expect(lines).toHaveLength(2)
       expect(lines[0]).toMatch(/2 s budget ran out/)
       expect(lines[1]).toBe(`A2A message id for request retry: ${messageId}`)
+      expect(errorDocumentOf(result.stdout)).toMatchObject({
+        type: "A2ATimeoutError",
+        message: lines[0],
+        exitCode: 5,
+        agentSessionUid: slow.sessionUid,
+        messageId,
+        retrySafe: false,
+        details: { step: "send-message", limit: "total", messageMayHaveBeenSent: true }
+      })
     }).pipe(Effect.provide(platformLayer)))
 })

@@ -11,7 +11,9 @@ import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import { A2AError, Attachment } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
+import * as Fs from "node:fs"
 
 const reasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
   NotFound: "no such file",
@@ -37,8 +39,8 @@ const utf8 = new TextDecoder()
 
 /**
  * The whole file at `path` (`-`: standard input), as UTF-8, unchanged, at most `Attachment.maxBytes` (15 MiB):
- * reading stops at the first byte beyond it, and so does the run, with the same kind of error as any other
- * unreadable file.
+ * a larger regular file is refused from its size, and a pipe (standard input, `/dev/stdin`, `<(…)`) as soon as
+ * it has given more, with the same kind of error as any other unreadable file.
  *
  * @since 0.2.0
  * @category files
@@ -47,32 +49,49 @@ export const readMessageFile = (
   field: string,
   path: string
 ): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> => {
-  const bytes: Effect.Effect<Stream.Stream<Uint8Array, A2AError.A2AInputError>, never, FileSystem.FileSystem> =
-    path === standardInput
-      ? Effect.succeed(
-        NodeStream.fromReadable(() => process.stdin, (error) =>
-          cannotRead(field, path, error instanceof Error ? error.message : String(error)))
-      )
-      : Effect.map(FileSystem.FileSystem, (fs) =>
-        fs.stream(path, { bytesToRead: Attachment.maxBytes + 1 }).pipe(
-          Stream.mapError((error) => cannotRead(field, path, reasonOf(error)))
-        ))
   const tooLarge = new A2AError.A2AInputError({
     field,
     reason: `${path === standardInput ? "standard input" : JSON.stringify(path)} is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
   })
-  return Effect.flatMap(bytes, (stream) =>
-    Stream.runFoldEffect(stream, { chunks: new Array<Uint8Array>(), size: 0 }, (read, chunk) => {
-      const size = read.size + chunk.byteLength
-      if (size > Attachment.maxBytes) return Effect.fail(tooLarge)
-      read.chunks.push(chunk)
-      return Effect.succeed({ chunks: read.chunks, size })
-    })).pipe(Effect.map(({ chunks, size }) => {
-      const all = new Uint8Array(size)
-      chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.byteLength), 0)
-      return utf8.decode(all)
-    }))
+  const fromStream = (readable: () => NodeJS.ReadableStream) =>
+    boundedText(
+      NodeStream.fromReadable(readable, (error) => cannotRead(field, path, errnoReason(error))),
+      tooLarge
+    )
+  if (path === standardInput) return fromStream(() => process.stdin)
+  return Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const platform = (error: PlatformError.PlatformError) => cannotRead(field, path, reasonOf(error))
+    return Effect.flatMap(Effect.mapError(fs.stat(path), platform), (info) =>
+      info.type === "File"
+        ? info.size > Attachment.maxBytes
+          ? Effect.fail(tooLarge)
+          : Effect.mapError(fs.readFileString(path, "utf-8"), platform)
+        : info.type === "Directory"
+        ? Effect.fail(cannotRead(field, path, "not a readable file"))
+        // A pipe or a device: its size is unknown until it has been read.
+        : fromStream(() => Fs.createReadStream(path)))
+  })
 }
+
+const errnoReason = (error: unknown): string => {
+  const code = Predicate.hasProperty(error, "code") ? error.code : undefined
+  return code === "ENOENT" ? "no such file" : code === "EACCES" || code === "EPERM" ? "permission denied" : "not a readable file"
+}
+
+const boundedText = (
+  stream: Stream.Stream<Uint8Array, A2AError.A2AInputError>,
+  tooLarge: A2AError.A2AInputError
+): Effect.Effect<string, A2AError.A2AInputError> =>
+  Stream.runFoldEffect(stream, { chunks: new Array<Uint8Array>(), size: 0 }, (read, chunk) => {
+    const size = read.size + chunk.byteLength
+    if (size > Attachment.maxBytes) return Effect.fail(tooLarge)
+    read.chunks.push(chunk)
+    return Effect.succeed({ chunks: read.chunks, size })
+  }).pipe(Effect.map(({ chunks, size }) => {
+    const all = new Uint8Array(size)
+    chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.byteLength), 0)
+    return utf8.decode(all)
+  }))
 
 /**
  * `path`, once it names an existing regular file (what an attachment must be).
