@@ -43,7 +43,7 @@ export const knownSecrets = (secrets: ReadonlyArray<Redacted.Redacted<string>>):
 
 // A JSON member; a string value may be cut off by the end of an excerpt.
 const jsonMember = /"([^"\\]*)"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]]+)/g
-const scheme = /\b(Bearer|Basic|Token)\s+[^\s",;]+/gi
+const scheme = /\b(Bearer|Basic)\s+[^\s",;]+/gi
 const userInfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]+@/gi
 const parameter = /(^|[?&;])([^=&\s"#]+=)([^&\s"#]*)/g
 const jwt = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g

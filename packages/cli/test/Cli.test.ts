@@ -400,12 +400,12 @@ describe("--output json: exactly one document on stdout whatever the outcome", (
     [2, new A2AError.A2AInputError({ field: "message", reason: "must not be blank" })],
     [3, new A2AError.AgentRuntimeUnavailableError({ agentSessionUid: sessionUid, state: "update_required" })],
     [4, new A2AError.NotLoggedInError({ ...http, status: 401 })],
-    [5, new A2AError.A2AMessageLimitExceededError({
-      ...http,
-      status: 504,
-      origin: "runtime",
-      reason: "MESSAGE_RESPONSE_LIMIT_EXCEEDED",
-      limitSeconds: 90
+    [5, new A2AError.A2ATimeoutError({
+      agentSessionUid: sessionUid,
+      step: "read-response",
+      limit: "read",
+      seconds: 30,
+      messageMayHaveBeenSent: true
     })],
     [6, new A2AError.A2ATransportError({ ...http, step: "resolve-runtime-access", messageMayHaveBeenSent: false })]
   ] as const

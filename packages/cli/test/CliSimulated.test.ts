@@ -7,6 +7,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
 import { errorDocumentOf } from "./support/jsonOutput.js"
@@ -229,4 +230,65 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
         details: { step: "send-message", limit: "total", messageMayHaveBeenSent: true }
       })
     }).pipe(Effect.provide(platformLayer)))
+})
+
+describe("--debug over the simulated platform (test clock)", () => {
+  // The user's token has expired: the backend answers 401 until the CLI refreshes it.
+  const expiredLayer = Layer.mergeAll(layerWatched({ sessions: [ready, cold], userTokensExpired: true, rotateRefreshTokens: false }), NodeContext.layer)
+  // Every token of the simulated platform starts with `msim-` (user, refresh and runtime tokens).
+  const anyToken = /msim-/
+
+  it.scoped("each exchange on stderr (request, head, body), every credential redacted; stdout the one answer", () =>
+    Effect.gen(function*() {
+      const platform = yield* SimulatedPlatform.SimulatedPlatform
+      const configDir = yield* tempConfigDir
+      const refreshToken = SimulatedPlatform.defaultRefreshToken
+      // A cold runtime after a refresh of the user's token, then a runtime token rotated under a cached access.
+      const coldRun = yield* runWithClock(
+        send(cold.sessionUid, "--message", "hi", "--debug"),
+        { configDir, refreshToken },
+        "resolve-runtime-access",
+        8_000
+      )
+      const first = yield* runCliSimulated(send(ready.sessionUid, "--message", "one", "--debug"), {
+        configDir,
+        refreshToken
+      })
+      yield* platform.rotateRuntimeToken(ready.sessionUid)
+      const rotated = yield* runCliSimulated(send(ready.sessionUid, "--message", "two", "--debug", "--output", "text"), {
+        configDir,
+        refreshToken
+      })
+      expect([coldRun.exitCode, first.exitCode, rotated.exitCode]).toEqual([0, 0, 0])
+      expect(JSON.parse(coldRun.stdout)).toMatchObject({ message: { parts: [{ text: "You said: hi" }] } })
+      expect(rotated.stdout).toBe("You said: two\n")
+      const routes = (yield* platform.requestLog).map((entry) => entry.route)
+      expect(routes).toContain("token-refresh")
+      for (const run of [coldRun, first, rotated]) {
+        expect(run.stdout + run.stderr).not.toMatch(anyToken)
+        const debug = run.stderr.split("\n").filter((line) => line.startsWith("debug #"))
+        // Each request has its response head and its body.
+        const requests = debug.filter((line) => / > (GET|POST) http/.test(line))
+        expect(requests.length).toBeGreaterThan(0)
+        expect(debug.filter((line) => / < \d{3} (GET|POST) http.* \(head after \d+\.\d ms\)$/.test(line))).toHaveLength(
+          requests.length
+        )
+        expect(debug.filter((line) => / < body \(\d+ bytes, ended after \d+\.\d ms\): /.test(line))).toHaveLength(
+          requests.length
+        )
+        for (const line of debug.filter((line) => /^debug #\d+ {3}authorization: /.test(line))) {
+          expect(line).toMatch(/authorization: <redacted>$/)
+        }
+      }
+      const all = [coldRun, first, rotated].map((run) => run.stderr).join("")
+      // The refresh: its request's refresh token and its answer's tokens.
+      expect(all).toMatch(/> POST http\S+\/auth\/jwt-token\/token\/refresh\/\n/)
+      const refreshBody = JSON.stringify({ refresh: Redacted.value(refreshToken) })
+      expect(all).toContain(`body (${refreshBody.length} bytes): {"refresh":"<redacted>"}`)
+      expect(all).toMatch(/< body \(\d+ bytes, ended after [\d.]+ ms\): \{"access":"<redacted>"\}/)
+      // The runtime access: its token; the runtime's 401 after the rotation, then the resend.
+      expect(all).toMatch(/"token": ?"<redacted>"/)
+      expect(rotated.stderr).toMatch(/ < 401 POST http\S+message:send/)
+      expect(all).toMatch(/authorization: <redacted>/)
+    }).pipe(Effect.provide(expiredLayer)))
 })
