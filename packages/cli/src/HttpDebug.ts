@@ -58,8 +58,11 @@ export interface Options {
 
 const utf8 = new TextDecoder()
 
+const isControl = (char: string): boolean => char < " " || char === "\u007f"
+
+// One line of text: line breaks and tabs shown escaped, any other control character (escape codes) a space.
 const oneLine = (text: string): string =>
-  text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t").replace(/[\u0000-\u001f\u007f]/g, " ")
+  Array.from(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), (char) => isControl(char) ? " " : char).join("")
 
 /** The first bytes of a body, as they pass. */
 class Excerpt {
@@ -183,10 +186,11 @@ class ObservedResponse extends Inspectable.Class implements HttpClientResponse.H
     return Effect.map(this.bytes, (bytes) => utf8.decode(bytes))
   }
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
-    return Effect.flatMap(this.text, (text) => Effect.try({
-      try: () => text === "" ? null : JSON.parse(text),
-      catch: () => undefined
-    }).pipe(Effect.orElse(() => this.response.json)))
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        try: () => text === "" ? null : JSON.parse(text),
+        catch: () => undefined
+      }).pipe(Effect.orElse(() => this.response.json)))
   }
   get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
     return Effect.map(this.text, (text) => UrlParams.fromInput(new URLSearchParams(text)))
@@ -247,7 +251,9 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
               log([
                 Cause.isInterruptedOnly(exit.cause)
                   ? `! ${what} stopped after ${elapsed} (a limit ran out, or the run was stopped)`
-                  : `! ${what} failed after ${elapsed}: ${oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", known))}`
+                  : `! ${what} failed after ${elapsed}: ${
+                    oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", known))
+                  }`
               ]))
           ),
           Effect.flatMap((response) =>
@@ -255,8 +261,7 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
               log([
                 `< ${response.status} ${what} (head after ${elapsed})`,
                 ...Redact.headerLines(response.headers, known).map((line) => `  ${line}`)
-              ]).pipe(Effect.as(observed(response, ended)))
-            )
+              ]).pipe(Effect.as(observed(response, ended))))
           )
         )
       })
@@ -269,13 +274,14 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
  * @since 0.2.0
  * @category layers
  */
-export const decorate = (secrets: ReadonlyArray<Redacted.Redacted<string>>) =>
-<E, R>(base: Layer.Layer<HttpClient.HttpClient, E, R>): Layer.Layer<HttpClient.HttpClient, E, R | Output> =>
-  Layer.effect(
-    HttpClient.HttpClient,
-    Effect.gen(function*() {
-      const client = yield* HttpClient.HttpClient
-      const output = yield* Output
-      return wrap(client, { write: output.stderr, secrets })
-    })
-  ).pipe(Layer.provide(base))
+export const decorate =
+  (secrets: ReadonlyArray<Redacted.Redacted<string>>) =>
+  <E, R>(base: Layer.Layer<HttpClient.HttpClient, E, R>): Layer.Layer<HttpClient.HttpClient, E, R | Output> =>
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.gen(function*() {
+        const client = yield* HttpClient.HttpClient
+        const output = yield* Output
+        return wrap(client, { write: output.stderr, secrets })
+      })
+    ).pipe(Layer.provide(base))

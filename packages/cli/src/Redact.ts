@@ -19,8 +19,7 @@ import * as Redacted from "effect/Redacted"
  */
 export const placeholder = "<redacted>"
 
-const credentialName =
-  /token|secret|passw(or)?d|auth|api[-_]?key|credential|cookie|signature|^(access|refresh|jwt)$/i
+const credentialName = /token|secret|passw(or)?d|auth|api[-_]?key|credential|cookie|signature|^(access|refresh|jwt)$/i
 
 const fromUrl = (text: string): ReadonlyArray<string> => {
   if (!URL.canParse(text)) return []
@@ -56,12 +55,17 @@ const jwt = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g
  */
 export const text = (input: string, known: ReadonlyArray<string>): string =>
   known.reduce((acc, secret) => acc.split(secret).join(placeholder), input)
-    .replace(jsonMember, (whole, key: string, colon: string) =>
-      credentialName.test(key) ? `"${key}"${colon}"${placeholder}"` : whole)
+    .replace(
+      jsonMember,
+      (whole, key: string, colon: string) => credentialName.test(key) ? `"${key}"${colon}"${placeholder}"` : whole
+    )
     .replace(scheme, `$1 ${placeholder}`)
     .replace(userInfo, `$1${placeholder}@`)
-    .replace(parameter, (whole, start: string, name: string) =>
-      credentialName.test(name.slice(0, -1)) ? `${start}${name}${placeholder}` : whole)
+    .replace(
+      parameter,
+      (whole, start: string, name: string) =>
+        credentialName.test(name.slice(0, -1)) ? `${start}${name}${placeholder}` : whole
+    )
     .replace(jwt, placeholder)
 
 /**

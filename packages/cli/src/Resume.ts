@@ -51,7 +51,17 @@ export const resumeOf = (
   agentSessionUid: string
 ): Resume | undefined => {
   if (!A2AProtocol.isTask(answer) || !waiting.has(answer.status.state)) return undefined
-  const args = ["agent", "session", "a2a", "send", agentSessionUid.trim(), "--task-id", answer.id, "--response-kind", "task"]
+  const args = [
+    "agent",
+    "session",
+    "a2a",
+    "send",
+    agentSessionUid.trim(),
+    "--task-id",
+    answer.id,
+    "--response-kind",
+    "task"
+  ]
   return {
     state: answer.status.state,
     command: [executable, ...args.map(shellWord), "--message", "TEXT"].join(" "),

@@ -400,13 +400,16 @@ describe("--output json: exactly one document on stdout whatever the outcome", (
     [2, new A2AError.A2AInputError({ field: "message", reason: "must not be blank" })],
     [3, new A2AError.AgentRuntimeUnavailableError({ agentSessionUid: sessionUid, state: "update_required" })],
     [4, new A2AError.NotLoggedInError({ ...http, status: 401 })],
-    [5, new A2AError.A2ATimeoutError({
-      agentSessionUid: sessionUid,
-      step: "read-response",
-      limit: "read",
-      seconds: 30,
-      messageMayHaveBeenSent: true
-    })],
+    [
+      5,
+      new A2AError.A2ATimeoutError({
+        agentSessionUid: sessionUid,
+        step: "read-response",
+        limit: "read",
+        seconds: 30,
+        messageMayHaveBeenSent: true
+      })
+    ],
     [6, new A2AError.A2ATransportError({ ...http, step: "resolve-runtime-access", messageMayHaveBeenSent: false })]
   ] as const
 
@@ -416,7 +419,9 @@ describe("--output json: exactly one document on stdout whatever the outcome", (
       expect(ok.exitCode).toBe(0)
       expect(JSON.parse(ok.stdout)).toEqual({ message: agentMessage(sessionUid) })
       for (const [code, failWith] of failures) {
-        for (const args of [[...send, "--message", "hi"], ["agent", "session", "a2a", "task", "wait", sessionUid, "t"]]) {
+        for (
+          const args of [[...send, "--message", "hi"], ["agent", "session", "a2a", "task", "wait", sessionUid, "t"]]
+        ) {
           const result = yield* runCli(args, { failWith })
           const what = `${code} ${args[3]}`
           expect([what, result.exitCode]).toEqual([what, code])
@@ -481,15 +486,30 @@ describe("a Task that waits for its caller", () => {
             }
           })
         }
-        const text = yield* runCli(["agent", "session", "a2a", "task", "get", sessionUid, answer.id, "--output", "text"], {
+        const text = yield* runCli([
+          "agent",
+          "session",
+          "a2a",
+          "task",
+          "get",
+          sessionUid,
+          answer.id,
+          "--output",
+          "text"
+        ], {
           answer
         })
         expect(text.stdout).toBe("Which region?\n")
         expect(text.stderr).toContain(command)
       }
       // The command, read back by a shell, gives the same arguments.
-      const shown = taskDocumentOf((yield* runCli([...send, "--message", "go"], { answer: waiting("TASK_STATE_INPUT_REQUIRED") })).stdout)
-      const words = execFileSync("sh", ["-c", `printf '%s\\n' ${shown.resume?.command.replace(/^mainsequence /, "") ?? ""}`], {
+      const shown = taskDocumentOf(
+        (yield* runCli([...send, "--message", "go"], { answer: waiting("TASK_STATE_INPUT_REQUIRED") })).stdout
+      )
+      const words = execFileSync("sh", [
+        "-c",
+        `printf '%s\\n' ${shown.resume?.command.replace(/^mainsequence /, "") ?? ""}`
+      ], {
         encoding: "utf8"
       }).trimEnd().split("\n")
       expect(words).toEqual([...(shown.resume?.args ?? []), "--message", "TEXT"])

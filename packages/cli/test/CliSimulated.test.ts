@@ -66,7 +66,7 @@ const awaitRoute = (route: SimulatedPlatform.Route) =>
  */
 const runWithClock = (
   args: ReadonlyArray<string>,
-  options: { readonly configDir: string; readonly tty?: boolean },
+  options: Parameters<typeof runCliSimulated>[1],
   after: SimulatedPlatform.Route,
   totalMs: number,
   stepMs = 250
@@ -234,7 +234,10 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
 
 describe("--debug over the simulated platform (test clock)", () => {
   // The user's token has expired: the backend answers 401 until the CLI refreshes it.
-  const expiredLayer = Layer.mergeAll(layerWatched({ sessions: [ready, cold], userTokensExpired: true, rotateRefreshTokens: false }), NodeContext.layer)
+  const expiredLayer = Layer.mergeAll(
+    layerWatched({ sessions: [ready, cold], userTokensExpired: true, rotateRefreshTokens: false }),
+    NodeContext.layer
+  )
   // Every token of the simulated platform starts with `msim-` (user, refresh and runtime tokens).
   const anyToken = /msim-/
 
@@ -255,10 +258,13 @@ describe("--debug over the simulated platform (test clock)", () => {
         refreshToken
       })
       yield* platform.rotateRuntimeToken(ready.sessionUid)
-      const rotated = yield* runCliSimulated(send(ready.sessionUid, "--message", "two", "--debug", "--output", "text"), {
-        configDir,
-        refreshToken
-      })
+      const rotated = yield* runCliSimulated(
+        send(ready.sessionUid, "--message", "two", "--debug", "--output", "text"),
+        {
+          configDir,
+          refreshToken
+        }
+      )
       expect([coldRun.exitCode, first.exitCode, rotated.exitCode]).toEqual([0, 0, 0])
       expect(JSON.parse(coldRun.stdout)).toMatchObject({ message: { parts: [{ text: "You said: hi" }] } })
       expect(rotated.stdout).toBe("You said: two\n")

@@ -51,7 +51,9 @@ export const readMessageFile = (
 ): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> => {
   const tooLarge = new A2AError.A2AInputError({
     field,
-    reason: `${path === standardInput ? "standard input" : JSON.stringify(path)} is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
+    reason: `${
+      path === standardInput ? "standard input" : JSON.stringify(path)
+    } is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
   })
   const fromStream = (readable: () => NodeJS.ReadableStream) =>
     boundedText(
@@ -75,7 +77,11 @@ export const readMessageFile = (
 
 const errnoReason = (error: unknown): string => {
   const code = Predicate.hasProperty(error, "code") ? error.code : undefined
-  return code === "ENOENT" ? "no such file" : code === "EACCES" || code === "EPERM" ? "permission denied" : "not a readable file"
+  return code === "ENOENT"
+    ? "no such file"
+    : code === "EACCES" || code === "EPERM"
+    ? "permission denied"
+    : "not a readable file"
 }
 
 const boundedText = (

@@ -36,12 +36,20 @@ export const runCliSimulated = (
     const store = yield* FileAccessStore.make({ directory: options.configDir })
     const accessToken = SimulatedPlatform.defaultUserAccessToken
     const clientLayer = (debug: boolean) =>
-      A2AClient.layer({ backendUrl: platform.baseUrl, accessToken, refreshToken: options.refreshToken, username: "tester" })
+      A2AClient.layer({
+        backendUrl: platform.baseUrl,
+        accessToken,
+        refreshToken: options.refreshToken,
+        username: "tester"
+      })
         .pipe(
           Layer.provide(RuntimeAccessCache.layerStore(store)),
           Layer.provide(
             debug
-              ? HttpDebug.decorate([accessToken, ...(options.refreshToken === undefined ? [] : [options.refreshToken])])(
+              ? HttpDebug.decorate([
+                accessToken,
+                ...(options.refreshToken === undefined ? [] : [options.refreshToken])
+              ])(
                 SimulatedHttpClient.layer
               )
               : SimulatedHttpClient.layer
@@ -56,7 +64,11 @@ export const runCliSimulated = (
     })
     const exitCode = yield* Cli.main(["node", "mainsequence", ...args]).pipe(
       Effect.provide(
-        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: ({ debug }) => clientLayer(debug) }))
+        Layer.mergeAll(
+          NodeContext.layer,
+          output,
+          Layer.succeed(ClientEnvironment, { layer: ({ debug }) => clientLayer(debug) })
+        )
       )
     )
     return { exitCode, ...captured }
