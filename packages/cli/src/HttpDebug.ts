@@ -121,6 +121,12 @@ const urlOf = (request: HttpClientRequest.HttpClientRequest, known: ReadonlyArra
     known
   )
 
+/** How the reading of a body ended: at its end, with a failure, or stopped (a limit ran out, the run stopped). */
+type BodyOutcome =
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Failed"; readonly why: string }
+  | { readonly _tag: "Stopped" }
+
 /** A response whose body chunks pass through an {@link Excerpt}, which is logged when the body ends. */
 class ObservedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
@@ -129,7 +135,7 @@ class ObservedResponse extends Inspectable.Class implements HttpClientResponse.H
 
   constructor(
     private readonly response: HttpClientResponse.HttpClientResponse,
-    private readonly ended: (excerpt: Excerpt, failure: Option.Option<string>) => Effect.Effect<void>
+    private readonly ended: (excerpt: Excerpt, outcome: BodyOutcome) => Effect.Effect<void>
   ) {
     super()
   }
@@ -159,18 +165,18 @@ class ObservedResponse extends Inspectable.Class implements HttpClientResponse.H
   ): Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> {
     return Effect.tapBoth(next, {
       onSuccess: Option.match({
-        onNone: () => this.ended(this.excerpt, Option.none()),
+        onNone: () => this.ended(this.excerpt, { _tag: "End" }),
         onSome: (chunk) => Effect.sync(() => this.excerpt.add(chunk))
       }),
-      onFailure: (error) => this.ended(this.excerpt, Option.some(error.message))
-    })
+      onFailure: (error) => this.ended(this.excerpt, { _tag: "Failed", why: error.message })
+    }).pipe(Effect.onInterrupt(() => this.ended(this.excerpt, { _tag: "Stopped" })))
   }
 
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
     return this.response.stream.pipe(
       Stream.tap((chunk) => Effect.sync(() => this.excerpt.add(chunk))),
-      Stream.tapError((error) => this.ended(this.excerpt, Option.some(error.message))),
-      Stream.onEnd(this.ended(this.excerpt, Option.none()))
+      Stream.tapError((error) => this.ended(this.excerpt, { _tag: "Failed", why: error.message })),
+      Stream.onEnd(this.ended(this.excerpt, { _tag: "End" }))
     )
   }
 
@@ -207,7 +213,7 @@ class ObservedResponse extends Inspectable.Class implements HttpClientResponse.H
 /** The response, observed: as a `ChunkSource` too when the SDK's client gave one (its chunk-by-chunk read). */
 const observed = (
   response: HttpClientResponse.HttpClientResponse,
-  ended: (excerpt: Excerpt, failure: Option.Option<string>) => Effect.Effect<void>
+  ended: (excerpt: Excerpt, outcome: BodyOutcome) => Effect.Effect<void>
 ): HttpClientResponse.HttpClientResponse => {
   const wrapper = new ObservedResponse(response, ended)
   return ChunkSource.isChunkSource(response)
@@ -231,14 +237,16 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
       const what = `${request.method} ${urlOf(request, known)}`
       return Effect.flatMap(Clock.currentTimeNanos, (started) => {
         const since = Effect.map(Clock.currentTimeNanos, (now) => millis(started, now))
-        const ended = (excerpt: Excerpt, failure: Option.Option<string>) =>
+        const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
           Effect.flatMap(since, (elapsed) =>
             log([
-              Option.match(failure, {
-                onNone: () => `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(known)}`,
-                onSome: (why) =>
-                  `< body failed after ${excerpt.size} bytes and ${elapsed}: ${oneLine(Redact.text(why, known))}`
-              })
+              outcome._tag === "End"
+                ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(known)}`
+                : outcome._tag === "Failed"
+                ? `< body failed after ${excerpt.size} bytes and ${elapsed}: ${
+                  oneLine(Redact.text(outcome.why, known))
+                }`
+                : `< body stopped after ${excerpt.size} bytes and ${elapsed} (a limit ran out, or the run was stopped)`
             ]))
         return log([
           `> ${what}`,

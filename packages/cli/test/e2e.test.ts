@@ -488,7 +488,9 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       )
       expect(debugCut.code).toBe(5)
       expect(debugCut.endedAtMs - (yield* lastSendAt)).toBeLessThan(1500)
-      expect(debugCut.stderr).toMatch(/^debug #\d+ ! POST http\S+message:send stopped after [\d.]+ ms/m)
+      // The head came; the budget ended the body while it trickled.
+      expect(debugCut.stderr).toMatch(/^debug #\d+ < 200 POST http\S+message:send \(head after [\d.]+ ms\)$/m)
+      expect(debugCut.stderr).toMatch(/^debug #\d+ < body stopped after \d+ bytes and [\d.]+ ms/m)
       expect(errorDocumentOf(debugCut.stdout)).toMatchObject({ type: "A2ATimeoutError", exitCode: 5 })
 
       const pair = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "pair", "--timeout", "0.3,0.5"), {
@@ -915,7 +917,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect(proxied.stderr).toMatch(/^debug #1 ! POST http:\/\/127\.0\.0\.1:\d+\S+ failed after [\d.]+ ms: /m)
         expect(proxied.stderr).not.toContain(proxyPassword)
         expect(proxied.stderr).not.toContain("proxy-user")
-        expect((yield* platform.counters).refreshes).toBeGreaterThanOrEqual(ok.length)
+        expect((yield* platform.counters).refreshes).toBeGreaterThan(0)
         const secrets = [userAccessToken, Redacted.value(demoRefreshToken), proxyPassword, ...runtimeTokens]
         for (const each of [...ok, proxied]) {
           // Every token of the reference platform starts with msim- (user, refreshed, runtime).
