@@ -298,6 +298,17 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(noColor.stdout).toContain("\n$ mainsequence agent session a2a task get [--timeout SECONDS]")
       expect(help.stdout).toContain("--message-file")
       expect(help.stdout).toContain("--response-kind")
+      // The flags for scripts and agents, in the built executable's help.
+      const helpText = help.stdout.replace(/\s+/g, " ")
+      expect(helpText).toContain("[--debug]")
+      expect(helpText).toContain("or from standard input with -")
+      expect(helpText).toContain("stdout carries exactly one JSON document whatever the outcome")
+      expect(helpText).toContain(
+        "{\"error\": {type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details}}"
+      )
+      expect(helpText).toContain("with \"resume\" when the Task waits for input")
+      expect(helpText).toContain("every credential redacted")
+      expect(noColor.stdout.replace(/\s+/g, " ")).toContain("[--debug]")
       expect(help.stderr).toBe("")
       const rootHelp = yield* runCliProcess(["--help"], { configDir: dir, env })
       expect(rootHelp.code).toBe(0)
