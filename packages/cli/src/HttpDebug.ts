@@ -235,44 +235,48 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
       const n = ++exchanges
       const log = (lines: ReadonlyArray<string>) => options.write(lines.map((line) => `debug #${n} ${line}\n`).join(""))
       const what = `${request.method} ${urlOf(request, known)}`
-      return Effect.flatMap(Clock.currentTimeNanos, (started) => {
-        const since = Effect.map(Clock.currentTimeNanos, (now) => millis(started, now))
-        const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
-          Effect.flatMap(since, (elapsed) =>
-            log([
-              outcome._tag === "End"
-                ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(known)}`
-                : outcome._tag === "Failed"
-                ? `< body failed after ${excerpt.size} bytes and ${elapsed}: ${
-                  oneLine(Redact.text(outcome.why, known))
-                }`
-                : `< body stopped after ${excerpt.size} bytes and ${elapsed} (a limit ran out, or the run was stopped)`
-            ]))
-        return log([
-          `> ${what}`,
-          ...Redact.headerLines(request.headers, known).map((line) => `  ${line}`),
-          ...requestBodyLines(request.body, known)
-        ]).pipe(
-          Effect.zipRight(effect),
-          Effect.onExit((exit) =>
-            Exit.isSuccess(exit) ? Effect.void : Effect.flatMap(since, (elapsed) =>
-              log([
-                Cause.isInterruptedOnly(exit.cause)
-                  ? `! ${what} stopped after ${elapsed} (a limit ran out, or the run was stopped)`
-                  : `! ${what} failed after ${elapsed}: ${
-                    oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", known))
-                  }`
-              ]))
-          ),
-          Effect.flatMap((response) =>
+      const requestLines = log([
+        `> ${what}`,
+        ...Redact.headerLines(request.headers, known).map((line) => `  ${line}`),
+        ...requestBodyLines(request.body, known)
+      ])
+      // Times count from when the request is handed on, after its lines were written.
+      return Effect.zipRight(
+        requestLines,
+        Effect.flatMap(Clock.currentTimeNanos, (started) => {
+          const since = Effect.map(Clock.currentTimeNanos, (now) => millis(started, now))
+          const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
             Effect.flatMap(since, (elapsed) =>
               log([
-                `< ${response.status} ${what} (head after ${elapsed})`,
-                ...Redact.headerLines(response.headers, known).map((line) => `  ${line}`)
-              ]).pipe(Effect.as(observed(response, ended))))
+                outcome._tag === "End"
+                  ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(known)}`
+                  : outcome._tag === "Failed"
+                  ? `< body failed after ${excerpt.size} bytes and ${elapsed}: ${
+                    oneLine(Redact.text(outcome.why, known))
+                  }`
+                  : `< body stopped after ${excerpt.size} bytes and ${elapsed} (a limit ran out, or the run was stopped)`
+              ]))
+          return effect.pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) ? Effect.void : Effect.flatMap(since, (elapsed) =>
+                log([
+                  Cause.isInterruptedOnly(exit.cause)
+                    ? `! ${what} stopped after ${elapsed} (a limit ran out, or the run was stopped)`
+                    : `! ${what} failed after ${elapsed}: ${
+                      oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", known))
+                    }`
+                ]))
+            ),
+            Effect.flatMap((response) =>
+              Effect.flatMap(since, (elapsed) =>
+                log([
+                  `< ${response.status} ${what} (head after ${elapsed})`,
+                  ...Redact.headerLines(response.headers, known).map((line) => `  ${line}`)
+                ]).pipe(Effect.as(observed(response, ended))))
+            )
           )
-        )
-      })
+        })
+      )
     }))
 }
 

@@ -24,7 +24,7 @@ export interface Facts {
  * @category models
  */
 export interface Service {
-  /** Adds facts; a fact given as `undefined` keeps what was known. */
+  /** Adds facts, trimmed; a fact given as `undefined` or blank keeps what was known. */
   readonly record: (facts: Facts) => Effect.Effect<void>
   readonly facts: Effect.Effect<Facts>
 }
@@ -35,6 +35,8 @@ export interface Service {
  */
 export class RunRecord extends Context.Tag("@mainsequence/cli/RunRecord")<RunRecord, Service>() {}
 
+const nonBlank = (text: string | undefined): string | undefined => text?.trim() === "" ? undefined : text?.trim()
+
 /**
  * An empty record.
  *
@@ -44,8 +46,8 @@ export class RunRecord extends Context.Tag("@mainsequence/cli/RunRecord")<RunRec
 export const make: Effect.Effect<Service> = Effect.map(Ref.make<Facts>({}), (ref) => ({
   record: (facts) =>
     Ref.update(ref, (known) => ({
-      agentSessionUid: facts.agentSessionUid ?? known.agentSessionUid,
-      messageId: facts.messageId ?? known.messageId
+      agentSessionUid: nonBlank(facts.agentSessionUid) ?? known.agentSessionUid,
+      messageId: nonBlank(facts.messageId) ?? known.messageId
     })),
   facts: Ref.get(ref)
 }))

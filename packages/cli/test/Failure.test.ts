@@ -164,7 +164,11 @@ describe("Failure", () => {
           remainingMs: 0
         }
       })
-      const recorded = RunRecord.record({ agentSessionUid: "s-1", messageId: "msg-2" })
+      // A blank fact keeps what was known: an empty session uid on the command line is no session uid.
+      const recorded = Effect.zipRight(
+        RunRecord.record({ agentSessionUid: " s-1 ", messageId: "msg-2" }),
+        RunRecord.record({ agentSessionUid: "", messageId: "  " })
+      )
       const input = new A2AError.A2AInputError({ field: "message", reason: "blank" })
       const printed = yield* captureWith(toExitCode(Effect.zipRight(recorded, Effect.fail(input)), json))
       expect(printed.code).toBe(2)
