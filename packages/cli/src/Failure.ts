@@ -29,6 +29,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { stripVTControlCharacters } from "node:util"
 import { fromConfigError } from "./CliConfig.js"
 import { type Output, type OutputFormat, printErrorLine, printLine } from "./Output.js"
@@ -268,29 +269,52 @@ export const hintOf = (described: Described): string => {
 }
 
 /**
+ * The `--output json` document of a failure, as a Schema: a script or a test may decode stdout with it.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const ErrorDocument = Schema.Struct({
+  error: Schema.Struct({
+    type: Schema.String,
+    message: Schema.String,
+    exitCode: Schema.Number,
+    agentSessionUid: Schema.NullOr(Schema.String),
+    messageId: Schema.NullOr(Schema.String),
+    retrySafe: Schema.Boolean,
+    hint: Schema.String,
+    details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  })
+})
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export type ErrorDocument = typeof ErrorDocument.Type
+
+/**
  * The `--output json` document of a failure: `{"error": …}` with the type, message, exit code, session uid and
  * message id (`null` when unknown), whether a retry is safe, a hint and the error's own fields.
  *
  * @since 0.2.0
  * @category rendering
  */
-export const errorDocument = (described: Described): string =>
-  JSON.stringify(
-    {
-      error: {
-        type: described.type,
-        message: described.message,
-        exitCode: described.exitCode,
-        agentSessionUid: described.agentSessionUid ?? null,
-        messageId: described.messageId ?? null,
-        retrySafe: described.retrySafe,
-        hint: hintOf(described),
-        details: described.details
-      }
-    },
-    null,
-    2
-  )
+export const errorDocument = (described: Described): string => {
+  const document: ErrorDocument = {
+    error: {
+      type: described.type,
+      message: described.message,
+      exitCode: described.exitCode,
+      agentSessionUid: described.agentSessionUid ?? null,
+      messageId: described.messageId ?? null,
+      retrySafe: described.retrySafe,
+      hint: hintOf(described),
+      details: described.details
+    }
+  }
+  return JSON.stringify(document, null, 2)
+}
 
 /**
  * The message of an interruption: what became of the call, by whether a message id is known (a send began).

@@ -3,23 +3,11 @@
  * around it, fails `JSON.parse`), of the shape the CLI promises.
  */
 import * as Schema from "effect/Schema"
+import * as Failure from "../../src/Failure.js"
 
-const ErrorDocument = Schema.Struct({
-  error: Schema.Struct({
-    type: Schema.String,
-    message: Schema.String,
-    exitCode: Schema.Number,
-    agentSessionUid: Schema.NullOr(Schema.String),
-    messageId: Schema.NullOr(Schema.String),
-    retrySafe: Schema.Boolean,
-    hint: Schema.String,
-    details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  })
-})
+export type ErrorDocument = Failure.ErrorDocument["error"]
 
-export type ErrorDocument = typeof ErrorDocument.Type["error"]
-
-const decodeError = Schema.decodeUnknownSync(ErrorDocument, { onExcessProperty: "error" })
+const decodeError = Schema.decodeUnknownSync(Failure.ErrorDocument, { onExcessProperty: "error" })
 
 /** The error object of the one document on stdout; throws unless stdout is exactly that document. */
 export const errorDocumentOf = (stdout: string): ErrorDocument => decodeError(JSON.parse(stdout)).error

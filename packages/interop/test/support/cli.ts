@@ -7,6 +7,7 @@
  * CLI scenario. The log's lines (`debug #N …`) are kept apart (`debugLog`): `stderr` is what the run printed
  * without them, as the scenarios check it.
  */
+import { Failure } from "@mainsequence/cli"
 import * as Schema from "effect/Schema"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
@@ -157,19 +158,6 @@ const specExitCode: Readonly<Record<string, number>> = {
 }
 export const exitCodeFor = (tag: string): number => specExitCode[tag] ?? 1
 
-const ErrorDocument = Schema.Struct({
-  error: Schema.Struct({
-    type: Schema.String,
-    message: Schema.String,
-    exitCode: Schema.Number,
-    agentSessionUid: Schema.NullOr(Schema.String),
-    messageId: Schema.NullOr(Schema.String),
-    retrySafe: Schema.Boolean,
-    hint: Schema.String,
-    details: Schema.Record({ key: Schema.String, value: Schema.Unknown })
-  })
-})
-
 /**
  * A failed run's stdout (`--output json`, the default): exactly one JSON document, the error object, with the
  * run's exit code, the message id of its retry line (`null` without one) and the `expected` fields.
@@ -177,8 +165,10 @@ const ErrorDocument = Schema.Struct({
 export const expectErrorDocument = (
   result: CliResult,
   expected: { readonly type: string } & Record<string, unknown>
-): typeof ErrorDocument.Type["error"] => {
-  const { error } = Schema.decodeUnknownSync(ErrorDocument, { onExcessProperty: "error" })(JSON.parse(result.stdout))
+): Failure.ErrorDocument["error"] => {
+  const { error } = Schema.decodeUnknownSync(Failure.ErrorDocument, { onExcessProperty: "error" })(
+    JSON.parse(result.stdout)
+  )
   expect(error).toMatchObject({ exitCode: result.code, messageId: retryMessageId(result.stderr) ?? null, ...expected })
   return error
 }
