@@ -14,16 +14,26 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { CliConfigError } from "./CliConfig.js"
-import { messageIdLine } from "./Failure.js"
+import { interruptionMessage, messageIdLine } from "./Failure.js"
 import { type Output, printErrorLine } from "./Output.js"
 import * as Progress from "./Progress.js"
+import * as RunRecord from "./RunRecord.js"
 
 /**
  * @since 0.1.0
  * @category models
  */
 export interface Environment {
-  readonly layer: Layer.Layer<A2AClient.A2AClient, CliConfigError>
+  /** The client's layer; with `debug`, it writes each HTTP exchange to stderr (see `HttpDebug.ts`). */
+  readonly layer: (settings: ClientSettings) => Layer.Layer<A2AClient.A2AClient, CliConfigError, Output>
+}
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface ClientSettings {
+  readonly debug: boolean
 }
 
 /**
@@ -42,19 +52,15 @@ export class ClientEnvironment extends Context.Tag("@mainsequence/cli/ClientEnvi
 export interface CallOptions {
   /** The message id given on the command line, if any. */
   readonly messageId?: string | undefined
+  /** `--debug`: write each HTTP exchange to stderr. */
+  readonly debug?: boolean | undefined
 }
 
 const reportInterruption = (messageId: Option.Option<string>) =>
-  Option.match(messageId, {
-    onNone: () => printErrorLine("Interrupted: the call was stopped"),
-    onSome: (id) =>
-      Effect.zipRight(
-        printErrorLine(
-          "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again"
-        ),
-        printErrorLine(messageIdLine(id))
-      )
-  })
+  Effect.zipRight(
+    printErrorLine(interruptionMessage(Option.getOrUndefined(messageId))),
+    Option.match(messageId, { onNone: () => Effect.void, onSome: (id) => printErrorLine(messageIdLine(id)) })
+  )
 
 /**
  * Runs `f` with the client.
@@ -77,10 +83,14 @@ export const run = <A, E, R>(
       progress.messageId,
       (reported) => Option.orElse(reported, () => Option.fromNullable(options?.messageId))
     )
+    yield* RunRecord.record({ messageId: options?.messageId })
     return yield* Effect.flatMap(A2AClient.A2AClient, f).pipe(
-      Effect.provide(environment.layer),
+      Effect.provide(environment.layer({ debug: options?.debug === true })),
       Effect.provideService(A2AProgress.A2AProgress, progress.service),
       Effect.ensuring(progress.clear),
+      Effect.ensuring(
+        Effect.flatMap(knownMessageId, (id) => RunRecord.record({ messageId: Option.getOrUndefined(id) }))
+      ),
       Effect.onInterrupt(() => Effect.flatMap(knownMessageId, reportInterruption))
     )
   })

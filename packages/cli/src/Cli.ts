@@ -25,11 +25,11 @@ import type { CliConfigError } from "./CliConfig.js"
 import * as DevPlatform from "./commands/devPlatform.js"
 import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
+import { type ReportOptions, toExitCode } from "./Failure.js"
 import * as GroupHelp from "./GroupHelp.js"
-import { Output } from "./Output.js"
+import { Output, requestedFormat } from "./Output.js"
+import { executable } from "./Resume.js"
 import { version } from "./version.js"
-
-const executable = "mainsequence"
 
 const config = CliConfig.make({ isCaseSensitive: true, showBuiltIns: false })
 
@@ -137,3 +137,16 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, 
       Effect.withConsole(console),
       Effect.provide(CliConfig.layer(config))
     ))
+
+/**
+ * Runs the command line to its exit code, reporting a failure on stderr and, in the output format the
+ * arguments ask for (see `Output.requestedFormat`), as one JSON document on stdout.
+ *
+ * @since 0.2.0
+ * @category running
+ */
+export const main = (
+  argv: ReadonlyArray<string>,
+  options: Omit<ReportOptions, "format"> = {}
+): Effect.Effect<number, never, CliRequirements> =>
+  toExitCode(run(argv), { ...options, format: requestedFormat(argv.slice(2)) })

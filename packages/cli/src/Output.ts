@@ -8,6 +8,7 @@ import { A2AProtocol } from "@mainsequence/a2a"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import { type Resume, resumeLine, resumeOf } from "./Resume.js"
 
 /**
  * @since 0.1.0
@@ -116,24 +117,58 @@ export type OutputFormat = "json" | "text"
 export const outputFormats: ReadonlyArray<OutputFormat> = ["json", "text"]
 
 /**
- * Renders an A2A answer: JSON in its wire shape (`{"message": …}` or `{"task": …}`), or its text parts one
- * per line.
+ * The output format the arguments (after the executable) ask for, as far as they can be read before they are
+ * parsed (a run that fails to parse still answers in it): the last valid `--output` value, else the A2A
+ * commands' default, `json`, for a command under `agent`; `undefined` (text) otherwise.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const requestedFormat = (args: ReadonlyArray<string>): OutputFormat | undefined => {
+  const given = args.flatMap((arg, i) => {
+    const value = arg === "--output" ? args[i + 1] : arg.startsWith("--output=") ? arg.slice(9) : undefined
+    return outputFormats.filter((format) => format === value)
+  })
+  return given.at(-1) ?? (args[0] === "agent" ? "json" : undefined)
+}
+
+/**
+ * Renders an A2A answer: JSON in its wire shape (`{"message": …}` or `{"task": …}`, plus `"resume"` when
+ * given), or its text parts one per line.
  *
  * @since 0.1.0
  * @category rendering
  */
-export const renderAnswer = (answer: A2AProtocol.Message | A2AProtocol.Task, format: OutputFormat): string =>
+export const renderAnswer = (
+  answer: A2AProtocol.Message | A2AProtocol.Task,
+  format: OutputFormat,
+  resume?: Resume | undefined
+): string =>
   format === "text"
     ? A2AProtocol.textOf(answer).join("\n")
-    : JSON.stringify(A2AProtocol.isTask(answer) ? { task: answer } : { message: answer }, null, 2)
+    : JSON.stringify(
+      A2AProtocol.isTask(answer)
+        ? { task: answer, ...(resume === undefined ? {} : { resume }) }
+        : { message: answer },
+      null,
+      2
+    )
 
 /**
- * Prints an A2A answer on stdout.
+ * Prints an A2A answer on stdout; for a Task that waits for its caller, stderr names the command that
+ * answers it (see `Resume.ts`).
  *
  * @since 0.1.0
  * @category utils
  */
 export const printAnswer = (
   answer: A2AProtocol.Message | A2AProtocol.Task,
-  format: OutputFormat
-): Effect.Effect<void, never, Output> => printLine(renderAnswer(answer, format))
+  format: OutputFormat,
+  agentSessionUid: string
+): Effect.Effect<void, never, Output> => {
+  const resume = resumeOf(answer, agentSessionUid)
+  return Effect.zipRight(
+    printLine(renderAnswer(answer, format, resume)),
+    resume === undefined ? Effect.void : printErrorLine(resumeLine(resume))
+  )
+}

@@ -17,11 +17,14 @@ import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
 import * as Predicate from "effect/Predicate"
 import * as Cli from "./Cli.js"
-import { ExitCode, exitCodeOfSignal, toExitCode } from "./Failure.js"
+import { ExitCode, exitCodeOfSignal } from "./Failure.js"
 import * as LiveEnvironment from "./LiveEnvironment.js"
 import * as Output from "./Output.js"
 
-const main = toExitCode(Cli.run(process.argv)).pipe(
+let stoppedBy: NodeJS.Signals | undefined
+
+// With `--output json`, an interruption's document carries the exit code of the signal that stopped the run.
+const main = Cli.main(process.argv, { interruptedExitCode: () => exitCodeOfSignal(stoppedBy) }).pipe(
   // stderr carries only progress and the one-line errors, never log output.
   Logger.withMinimumLogLevel(LogLevel.None),
   Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerProcess, LiveEnvironment.layer))
@@ -29,7 +32,6 @@ const main = toExitCode(Cli.run(process.argv)).pipe(
 
 // NodeRuntime.runMain interrupts the program on SIGINT and SIGTERM alike; which one came decides the exit code.
 // Registered first, so it runs before runMain's own handler; once, so a second signal still ends the process.
-let stoppedBy: NodeJS.Signals | undefined
 const onSignal = (signal: NodeJS.Signals) => {
   stoppedBy ??= signal
   process.removeListener("SIGINT", onSignal)

@@ -19,6 +19,10 @@ export * as Failure from "./Failure.js"
  */
 export * as FileAccessStore from "./FileAccessStore.js"
 /**
+ * @since 0.2.0
+ */
+export * as HttpDebug from "./HttpDebug.js"
+/**
  * @since 0.1.0
  */
 export * as Output from "./Output.js"
@@ -26,3 +30,15 @@ export * as Output from "./Output.js"
  * @since 0.1.0
  */
 export * as Progress from "./Progress.js"
+/**
+ * @since 0.2.0
+ */
+export * as Redact from "./Redact.js"
+/**
+ * @since 0.2.0
+ */
+export * as Resume from "./Resume.js"
+/**
+ * @since 0.2.0
+ */
+export * as RunRecord from "./RunRecord.js"

@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
 import { escapeCodesAllowed } from "../src/Output.js"
+import { errorDocumentOf, taskDocumentOf } from "./support/jsonOutput.js"
 import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
 
 const send = ["agent", "session", "a2a", "send", sessionUid]
@@ -136,12 +137,13 @@ describe("send: command line", () => {
     Effect.gen(function*() {
       const result = yield* runCli(args)
       expect(result.calls).toEqual([])
-      expect(result.stdout).toBe("")
       expect(result.exitCode).toBe(2)
       const lines = result.stderr.split("\n").filter((line) => line !== "")
       expect(lines).toHaveLength(1)
       if (typeof expected === "string") expect(lines[0]).toBe(expected)
       else expect(lines[0]).toMatch(expected)
+      // --output json (the default): the same failure as one document on stdout.
+      expect(errorDocumentOf(result.stdout)).toMatchObject({ message: lines[0], exitCode: 2, retrySafe: false })
     })
 
   it.scoped("bad input is refused with one line, exit 2, and nothing is sent", () =>
@@ -283,10 +285,17 @@ describe("send: command line", () => {
         const result = yield* runCli(args)
         expect({ args, exitCode: result.exitCode }).toEqual({ args, exitCode: 2 })
         expect(result.calls).toEqual([])
-        expect(result.stdout).toBe("")
         const lines = result.stderr.split("\n").filter((line) => line !== "")
         expect({ args, lines: lines.length }).toEqual({ args, lines: 1 })
+        // Under `agent` the default output is json: the document, also when the command line does not parse.
+        if (args[0] === "agent") {
+          expect(errorDocumentOf(result.stdout)).toMatchObject({ message: lines[0], exitCode: 2, messageId: null })
+        } else {
+          expect(result.stdout).toBe("")
+        }
       }
+      const text = yield* runCli([...send, "--message", "a", "--bogus", "--output", "text"])
+      expect([text.exitCode, text.stdout]).toEqual([2, ""])
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("an SDK failure prints its message and, when known, the message id line", () =>
@@ -301,8 +310,27 @@ describe("send: command line", () => {
       })
       const result = yield* runCli([...send, "--message", "hi"], { failWith })
       expect(result.exitCode).toBe(5)
-      expect(result.stdout).toBe("")
       expect(result.stderr).toBe(`${failWith.message}\nA2A message id for request retry: msg-1234\n`)
+      expect(errorDocumentOf(result.stdout)).toEqual({
+        type: "A2ATimeoutError",
+        message: failWith.message,
+        exitCode: 5,
+        agentSessionUid: sessionUid,
+        messageId: "msg-1234",
+        retrySafe: false,
+        hint: "The call ran out of time: give a longer --timeout. The message may have reached the Agent: check " +
+          "before sending it again; a resend with --message-id msg-1234 is the same logical message",
+        details: {
+          agentSessionUid: sessionUid,
+          messageId: "msg-1234",
+          step: "read-response",
+          limit: "total",
+          seconds: 2,
+          messageMayHaveBeenSent: true
+        }
+      })
+      const text = yield* runCli([...send, "--message", "hi", "--output", "text"], { failWith })
+      expect([text.exitCode, text.stdout]).toEqual([5, ""])
 
       const input = new A2AError.A2AInputError({ field: "agentSessionUid", reason: "must be a UUID" })
       const refusedInput = yield* runCli([...send, "--message", "hi"], { failWith: input })
@@ -361,6 +389,135 @@ describe("task: command line", () => {
       expect(bad.calls).toEqual([])
       const missing = yield* runCli(["agent", "session", "a2a", "task", "wait", sessionUid])
       expect(missing.exitCode).toBe(2)
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("--output json: exactly one document on stdout whatever the outcome", () => {
+  const http = { agentSessionUid: sessionUid, messageId: "msg-9", method: "POST", url: "http://x/", status: 500 }
+  // One SDK failure per exit code of the table (130/143: see CliSimulated.test.ts and e2e.test.ts).
+  const failures = [
+    [1, new A2AError.ServerError({ ...http, origin: "runtime" })],
+    [2, new A2AError.A2AInputError({ field: "message", reason: "must not be blank" })],
+    [3, new A2AError.AgentRuntimeUnavailableError({ agentSessionUid: sessionUid, state: "update_required" })],
+    [4, new A2AError.NotLoggedInError({ ...http, status: 401 })],
+    [
+      5,
+      new A2AError.A2ATimeoutError({
+        agentSessionUid: sessionUid,
+        step: "read-response",
+        limit: "read",
+        seconds: 30,
+        messageMayHaveBeenSent: true
+      })
+    ],
+    [6, new A2AError.A2ATransportError({ ...http, step: "resolve-runtime-access", messageMayHaveBeenSent: false })]
+  ] as const
+
+  it.scoped("exit 0: the answer; exits 1 to 6: the error object, for send and for each task command", () =>
+    Effect.gen(function*() {
+      const ok = yield* runCli([...send, "--message", "hi"])
+      expect(ok.exitCode).toBe(0)
+      expect(JSON.parse(ok.stdout)).toEqual({ message: agentMessage(sessionUid) })
+      for (const [code, failWith] of failures) {
+        for (
+          const args of [[...send, "--message", "hi"], ["agent", "session", "a2a", "task", "wait", sessionUid, "t"]]
+        ) {
+          const result = yield* runCli(args, { failWith })
+          const what = `${code} ${args[3]}`
+          expect([what, result.exitCode]).toEqual([what, code])
+          expect(result.stderr.split("\n")[0]).toBe(failWith.message)
+          expect(errorDocumentOf(result.stdout)).toMatchObject({
+            type: failWith._tag,
+            message: failWith.message,
+            exitCode: code,
+            agentSessionUid: sessionUid,
+            retrySafe: A2AError.isRetrySafe(failWith)
+          })
+        }
+      }
+      // The message id of a send is known even when the error does not carry it: the one given.
+      const given = yield* runCli([...send, "--message", "hi", "--message-id", "msg-given"], {
+        failWith: new A2AError.AgentRuntimeNotReadyError({ state: "waking", remainingMs: 0 })
+      })
+      expect(errorDocumentOf(given.stdout)).toMatchObject({
+        messageId: "msg-given",
+        retrySafe: true,
+        hint: expect.stringContaining("Retrying is safe: run the same command with --message-id msg-given")
+      })
+      const missing = yield* runCli([...send, "--message", "hi"], {
+        configError: new CliConfigError({ variables: ["MAINSEQUENCE_ENDPOINT"], reason: "missing" })
+      })
+      expect(errorDocumentOf(missing.stdout)).toMatchObject({ type: "CliConfigError", exitCode: 2 })
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("a Task that waits for its caller", () => {
+  const waiting = (state: "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED"): A2AProtocol.Task => ({
+    id: "task it's",
+    contextId: sessionUid,
+    status: { state, message: { messageId: "q", role: "ROLE_AGENT", parts: [{ text: "Which region?" }] } }
+  })
+
+  it.scoped("INPUT_REQUIRED / AUTH_REQUIRED: stderr names the command that answers it; json has it as \"resume\"", () =>
+    Effect.gen(function*() {
+      for (const state of ["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"] as const) {
+        const answer = waiting(state)
+        const command = `mainsequence agent session a2a send ${sessionUid} --task-id 'task it'\\''s' ` +
+          "--response-kind task --message TEXT"
+        for (
+          const args of [
+            ["agent", "session", "a2a", "task", "wait", sessionUid, answer.id],
+            [...send, "--message", "go", "--response-kind", "task"]
+          ]
+        ) {
+          const result = yield* runCli(args, { answer })
+          expect(result.exitCode).toBe(0)
+          expect(result.stderr).toBe(
+            `The Task waits for you (${state}); answer it with: ${command} ` +
+              "(or --message-file - to read the answer from standard input)\n"
+          )
+          taskDocumentOf(result.stdout)
+          expect(JSON.parse(result.stdout)).toEqual({
+            task: answer,
+            resume: {
+              state,
+              command,
+              args: ["agent", "session", "a2a", "send", sessionUid, "--task-id", answer.id, "--response-kind", "task"]
+            }
+          })
+        }
+        const text = yield* runCli([
+          "agent",
+          "session",
+          "a2a",
+          "task",
+          "get",
+          sessionUid,
+          answer.id,
+          "--output",
+          "text"
+        ], {
+          answer
+        })
+        expect(text.stdout).toBe("Which region?\n")
+        expect(text.stderr).toContain(command)
+      }
+      // The command, read back by a shell, gives the same arguments.
+      const shown = taskDocumentOf(
+        (yield* runCli([...send, "--message", "go"], { answer: waiting("TASK_STATE_INPUT_REQUIRED") })).stdout
+      )
+      const words = execFileSync("sh", [
+        "-c",
+        `printf '%s\\n' ${shown.resume?.command.replace(/^mainsequence /, "") ?? ""}`
+      ], {
+        encoding: "utf8"
+      }).trimEnd().split("\n")
+      expect(words).toEqual([...(shown.resume?.args ?? []), "--message", "TEXT"])
+      // Any other state: no command.
+      const working = yield* runCli([...send, "--message", "go"], {
+        answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
+      })
+      expect([working.stderr, taskDocumentOf(working.stdout).resume]).toEqual(["", undefined])
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
@@ -516,7 +673,8 @@ describe("help", () => {
         "--task-id ID",
         "--reference-task-id ID...",
         "--timeout SECONDS",
-        "--output json | text"
+        "--output json | text",
+        "--debug"
       ])
       expect(send.find(({ flag }) => flag === "--timeout SECONDS")?.paragraphs[0]).toBe(
         "The call's total budget in seconds, or CONNECT,READ phase limits (total = their sum); default 5,900"
@@ -525,8 +683,20 @@ describe("help", () => {
         "Attach a file (at most 15 MiB); repeat for more files"
       )
       expect(send.find(({ flag }) => flag === "--message-file PATH")?.paragraphs[0]).toBe(
-        "Read the message text from this file (instead of --message)"
+        "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; instead of --message)"
       )
+      expect(send.find(({ flag }) => flag === "--output json | text")?.paragraphs[0]).toMatch(
+        /exactly one JSON document whatever the outcome.*\{"error": \{type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details\}\}/
+      )
+      expect(send.find(({ flag }) => flag === "--debug")?.paragraphs[0]).toBe(
+        "Write each HTTP exchange to stderr (method, URL, status, timing, headers, a body excerpt), every " +
+          "credential redacted"
+      )
+      // Every A2A command has them.
+      for (const path of ["get", "wait", "cancel"]) {
+        const flags = optionEntries((yield* runCli(["agent", "session", "a2a", "task", path, "--help"])).stdout)
+        expect(flags.map(({ flag }) => flag), path).toEqual(["--timeout SECONDS", "--output json | text", "--debug"])
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("help has escape codes only on a terminal without NO_COLOR", () =>

@@ -7,8 +7,10 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
+import { errorDocumentOf } from "./support/jsonOutput.js"
 import { type Captured, runCliSimulated, tempConfigDir } from "./support/runCliSimulated.js"
 import { expectConformantSends, layerWatched } from "./support/schemaConformance.js"
 
@@ -64,7 +66,7 @@ const awaitRoute = (route: SimulatedPlatform.Route) =>
  */
 const runWithClock = (
   args: ReadonlyArray<string>,
-  options: { readonly configDir: string; readonly tty?: boolean },
+  options: Parameters<typeof runCliSimulated>[1],
   after: SimulatedPlatform.Route,
   totalMs: number,
   stepMs = 250
@@ -162,7 +164,14 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
           ?.messageId
         expect(messageId).toMatch(/^msg-|^msg-client-uuid-1$/)
         if (given !== undefined) expect(messageId).toBe(given)
-        expect(captured.stdout).toBe("")
+        // --output json (the default): the interruption as one document, with the message id that went out.
+        expect(errorDocumentOf(captured.stdout)).toMatchObject({
+          type: "Interrupted",
+          exitCode: 130,
+          agentSessionUid: slow.sessionUid,
+          messageId,
+          retrySafe: false
+        })
         expect(captured.stderr).toBe(
           "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again\n" +
             `A2A message id for request retry: ${messageId}\n`
@@ -179,7 +188,16 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       yield* awaitRoute("resolve-runtime-access")
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
-      expect(captured.stdout).toBe("")
+      expect(errorDocumentOf(captured.stdout)).toEqual({
+        type: "Interrupted",
+        message: "Interrupted: the call was stopped",
+        exitCode: 130,
+        agentSessionUid: cold.sessionUid,
+        messageId: null,
+        retrySafe: false,
+        hint: "The run was stopped by a signal",
+        details: {}
+      })
       expect(captured.stderr.split("\n").filter((line) => line !== "").at(-1)).toBe("Interrupted: the call was stopped")
     }).pipe(Effect.provide(platformLayer)))
 
@@ -202,5 +220,81 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       expect(lines).toHaveLength(2)
       expect(lines[0]).toMatch(/2 s budget ran out/)
       expect(lines[1]).toBe(`A2A message id for request retry: ${messageId}`)
+      expect(errorDocumentOf(result.stdout)).toMatchObject({
+        type: "A2ATimeoutError",
+        message: lines[0],
+        exitCode: 5,
+        agentSessionUid: slow.sessionUid,
+        messageId,
+        retrySafe: false,
+        details: { step: "send-message", limit: "total", messageMayHaveBeenSent: true }
+      })
     }).pipe(Effect.provide(platformLayer)))
+})
+
+describe("--debug over the simulated platform (test clock)", () => {
+  // The user's token has expired: the backend answers 401 until the CLI refreshes it.
+  const expiredLayer = Layer.mergeAll(
+    layerWatched({ sessions: [ready, cold], userTokensExpired: true, rotateRefreshTokens: false }),
+    NodeContext.layer
+  )
+  // Every token of the simulated platform starts with `msim-` (user, refresh and runtime tokens).
+  const anyToken = /msim-/
+
+  it.scoped("each exchange on stderr (request, head, body), every credential redacted; stdout the one answer", () =>
+    Effect.gen(function*() {
+      const platform = yield* SimulatedPlatform.SimulatedPlatform
+      const configDir = yield* tempConfigDir
+      const refreshToken = SimulatedPlatform.defaultRefreshToken
+      // A cold runtime after a refresh of the user's token, then a runtime token rotated under a cached access.
+      const coldRun = yield* runWithClock(
+        send(cold.sessionUid, "--message", "hi", "--debug"),
+        { configDir, refreshToken },
+        "resolve-runtime-access",
+        8_000
+      )
+      const first = yield* runCliSimulated(send(ready.sessionUid, "--message", "one", "--debug"), {
+        configDir,
+        refreshToken
+      })
+      yield* platform.rotateRuntimeToken(ready.sessionUid)
+      const rotated = yield* runCliSimulated(
+        send(ready.sessionUid, "--message", "two", "--debug", "--output", "text"),
+        {
+          configDir,
+          refreshToken
+        }
+      )
+      expect([coldRun.exitCode, first.exitCode, rotated.exitCode]).toEqual([0, 0, 0])
+      expect(JSON.parse(coldRun.stdout)).toMatchObject({ message: { parts: [{ text: "You said: hi" }] } })
+      expect(rotated.stdout).toBe("You said: two\n")
+      const routes = (yield* platform.requestLog).map((entry) => entry.route)
+      expect(routes).toContain("token-refresh")
+      for (const run of [coldRun, first, rotated]) {
+        expect(run.stdout + run.stderr).not.toMatch(anyToken)
+        const debug = run.stderr.split("\n").filter((line) => line.startsWith("debug #"))
+        // Each request has its response head and its body.
+        const requests = debug.filter((line) => / > (GET|POST) http/.test(line))
+        expect(requests.length).toBeGreaterThan(0)
+        expect(debug.filter((line) => / < \d{3} (GET|POST) http.* \(head after \d+\.\d ms\)$/.test(line))).toHaveLength(
+          requests.length
+        )
+        expect(debug.filter((line) => / < body \(\d+ bytes, ended after \d+\.\d ms\): /.test(line))).toHaveLength(
+          requests.length
+        )
+        for (const line of debug.filter((line) => /^debug #\d+ {3}authorization: /.test(line))) {
+          expect(line).toMatch(/authorization: <redacted>$/)
+        }
+      }
+      const all = [coldRun, first, rotated].map((run) => run.stderr).join("")
+      // The refresh: its request's refresh token and its answer's tokens.
+      expect(all).toMatch(/> POST http\S+\/auth\/jwt-token\/token\/refresh\/\n/)
+      const refreshBody = JSON.stringify({ refresh: Redacted.value(refreshToken) })
+      expect(all).toContain(`body (${refreshBody.length} bytes): {"refresh":"<redacted>"}`)
+      expect(all).toMatch(/< body \(\d+ bytes, ended after [\d.]+ ms\): \{"access":"<redacted>"\}/)
+      // The runtime access: its token; the runtime's 401 after the rotation, then the resend.
+      expect(all).toMatch(/"token": ?"<redacted>"/)
+      expect(rotated.stderr).toMatch(/ < 401 POST http\S+message:send/)
+      expect(all).toMatch(/authorization: <redacted>/)
+    }).pipe(Effect.provide(expiredLayer)))
 })

@@ -5,15 +5,20 @@ import { A2AError } from "@mainsequence/a2a"
 import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
-import { ExitCode, exitCodeOfSignal, report } from "../src/Failure.js"
+import * as Redacted from "effect/Redacted"
+import * as Schema from "effect/Schema"
+import { ExitCode, exitCodeOfSignal, report, type ReportOptions, toExitCode } from "../src/Failure.js"
 import { Output } from "../src/Output.js"
+import * as RunRecord from "../src/RunRecord.js"
+import { errorDocumentOf } from "./support/jsonOutput.js"
 
-const capture = <A, E>(exit: Exit.Exit<A, E>) =>
+const captureWith = <R>(run: Effect.Effect<number, never, R | Output>) =>
   Effect.gen(function*() {
     let stderr = ""
     let stdout = ""
-    const code = yield* report(exit).pipe(
+    const code = yield* run.pipe(
       Effect.provide(Layer.succeed(Output, {
         stdout: (text) => Effect.sync(() => void (stdout += text)),
         stderr: (text) => Effect.sync(() => void (stderr += text)),
@@ -23,6 +28,10 @@ const capture = <A, E>(exit: Exit.Exit<A, E>) =>
     )
     return { code, stderr, stdout }
   })
+
+const capture = <A, E>(exit: Exit.Exit<A, E>, options?: ReportOptions) => captureWith(report(exit, options))
+
+const json = { format: "json" } as const
 
 describe("Failure", () => {
   it.effect("success: exit 0, nothing printed", () =>
@@ -117,7 +126,138 @@ describe("Failure", () => {
       } satisfies { readonly [Tag in A2AError.A2AError["_tag"]]: readonly [A2AError.A2AError, number] }
       for (const [tag, [error, code]] of Object.entries(codes)) {
         expect([tag, (yield* capture(Exit.fail(error))).code]).toEqual([tag, code])
+        // --output json: the same failure as one document: its tag, code, retry safety and own fields.
+        const printed = yield* capture(Exit.fail(error), json)
+        const { _tag, ...fields } = error
+        expect(errorDocumentOf(printed.stdout)).toMatchObject({
+          type: tag,
+          message: error.message,
+          exitCode: code,
+          retrySafe: A2AError.isRetrySafe(error),
+          details: JSON.parse(JSON.stringify(fields))
+        })
+        expect(printed.stderr.split("\n")[0]).toBe(error.message)
       }
+    }))
+
+  it.effect("the error document: session uid and message id from the error, else from what the run recorded", () =>
+    Effect.gen(function*() {
+      const fromError = new A2AError.AgentRuntimeNotReadyError({
+        agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+        messageId: "msg-1",
+        state: "waking",
+        remainingMs: 0
+      })
+      expect(errorDocumentOf((yield* capture(Exit.fail(fromError), json)).stdout)).toEqual({
+        type: "AgentRuntimeNotReadyError",
+        message: fromError.message,
+        exitCode: 3,
+        agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+        messageId: "msg-1",
+        retrySafe: true,
+        hint: "The Agent runtime is still starting: run the command again, or give a longer --timeout. " +
+          "Retrying is safe: run the same command with --message-id msg-1",
+        details: {
+          agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+          messageId: "msg-1",
+          state: "waking",
+          remainingMs: 0
+        }
+      })
+      // A blank fact keeps what was known: an empty session uid on the command line is no session uid.
+      const recorded = Effect.zipRight(
+        RunRecord.record({ agentSessionUid: " s-1 ", messageId: "msg-2" }),
+        RunRecord.record({ agentSessionUid: "", messageId: "  " })
+      )
+      const input = new A2AError.A2AInputError({ field: "message", reason: "blank" })
+      const printed = yield* captureWith(toExitCode(Effect.zipRight(recorded, Effect.fail(input)), json))
+      expect(printed.code).toBe(2)
+      expect(errorDocumentOf(printed.stdout)).toMatchObject({
+        type: "A2AInputError",
+        agentSessionUid: "s-1",
+        messageId: "msg-2",
+        retrySafe: false,
+        details: { field: "message", reason: "blank" }
+      })
+      // A timeout that left a Task names the command that follows it.
+      const timedOut = new A2AError.A2ATimeoutError({
+        agentSessionUid: "s-1",
+        step: "wait-task",
+        limit: "total",
+        seconds: 1,
+        messageMayHaveBeenSent: false,
+        taskId: "task 1"
+      })
+      expect(errorDocumentOf((yield* capture(Exit.fail(timedOut), json)).stdout).hint).toBe(
+        "The call ran out of time: give a longer --timeout. Retrying is safe: run the same command. " +
+          "Follow the Task with: mainsequence agent session a2a task wait s-1 'task 1'"
+      )
+    }))
+
+  it.effect("the error document keeps a Redacted field redacted", () =>
+    Effect.gen(function*() {
+      class WithSecret extends Schema.TaggedError<WithSecret>()("WithSecret", {
+        token: Schema.Redacted(Schema.String)
+      }) {}
+      const printed = yield* capture(Exit.fail(new WithSecret({ token: Redacted.make("secret-token-1") })), json)
+      expect(printed.stdout + printed.stderr).not.toContain("secret-token-1")
+      expect(errorDocumentOf(printed.stdout).details).toEqual({ token: "<redacted>" })
+    }))
+
+  it.effect("usage errors, configuration errors and defects are documents too", () =>
+    Effect.gen(function*() {
+      const usage = ValidationError.invalidValue(HelpDoc.p("Received unknown argument: '--bogus'"))
+      expect(errorDocumentOf((yield* capture(Exit.fail(usage), json)).stdout)).toEqual({
+        type: "InvalidValue",
+        message: "Received unknown argument: '--bogus'",
+        exitCode: 2,
+        agentSessionUid: null,
+        messageId: null,
+        retrySafe: false,
+        hint: "Fix the command line (see --help); nothing was sent",
+        details: {}
+      })
+      const config = yield* capture(Exit.fail(ConfigError.MissingData(["MAINSEQUENCE_ENDPOINT"], "Expected it")), json)
+      expect(errorDocumentOf(config.stdout)).toMatchObject({
+        type: "CliConfigError",
+        exitCode: 2,
+        details: { variables: ["MAINSEQUENCE_ENDPOINT"], reason: "missing" }
+      })
+      const defect = yield* capture(Exit.die(new Error("boom\n    at somewhere (file.js:1:1)")), json)
+      expect(errorDocumentOf(defect.stdout)).toMatchObject({
+        type: "UnexpectedError",
+        message: "boom at somewhere (file.js:1:1)",
+        exitCode: 1,
+        details: {}
+      })
+      // --output text: stdout stays empty.
+      expect((yield* capture(Exit.fail(usage), { format: "text" })).stdout).toBe("")
+    }))
+
+  it.effect("an interruption with --output json: one document with the signal's exit code", () =>
+    Effect.gen(function*() {
+      let printed = ""
+      const run = toExitCode(
+        Effect.zipRight(RunRecord.record({ agentSessionUid: "s-1", messageId: "msg-3" }), Effect.never),
+        { format: "json", interruptedExitCode: () => 143 }
+      ).pipe(
+        Effect.provide(Layer.succeed(Output, {
+          stdout: (text) => Effect.sync(() => void (printed += text)),
+          stderr: () => Effect.void,
+          stderrIsTTY: false,
+          stderrColumns: undefined
+        }))
+      )
+      const fiber = yield* Effect.fork(run)
+      yield* Effect.yieldNow()
+      yield* Fiber.interrupt(fiber)
+      expect(errorDocumentOf(printed)).toMatchObject({
+        type: "Interrupted",
+        exitCode: 143,
+        agentSessionUid: "s-1",
+        messageId: "msg-3",
+        retrySafe: false
+      })
     }))
 
   it.effect("a defect: one line, no stack trace, exit 1", () =>

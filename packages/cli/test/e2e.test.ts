@@ -3,8 +3,9 @@
  * over real HTTP on 127.0.0.1 (real clock). Every run has its own MAINSEQUENCE_CONFIG_DIR.
  */
 import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
-import { demoInputRequiredQuestion, demoSessionUids } from "@mainsequence/a2a-testing/node"
+import { demoInputRequiredQuestion, demoRefreshToken, demoSessionUids } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { stripVTControlCharacters } from "node:util"
@@ -20,6 +21,7 @@ import {
   servePlatform,
   userAccessToken
 } from "./support/cliProcess.js"
+import { errorDocumentOf, taskDocumentOf } from "./support/jsonOutput.js"
 import {
   expectConformantSends,
   printedMessage,
@@ -79,6 +81,8 @@ const collectTokens = (configDir: string) => {
     // a corrupt file is a test of its own
   }
 }
+/** The password of a proxy URL given to the CLI (a secret like the tokens). */
+const proxyPassword = "proxy-secret-pw-1"
 const configDirs: Array<string> = []
 const configDir = () => {
   const dir = makeConfigDir()
@@ -241,11 +245,12 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       runs.forEach(({ args, pattern, run }) => {
         const what = args.join(" ").slice(0, 140)
         expect(run.code, what).toBe(2)
-        expect(run.stdout, what).toBe("")
         const lines = linesOf(run.stderr)
         expect(lines, what).toHaveLength(1)
         expect(lines[0], what).toMatch(pattern)
         expect(run.stderr, what).not.toMatch(/^\s+at /m)
+        // --output json (the default): stdout is exactly one document, the same failure.
+        expect(errorDocumentOf(run.stdout), what).toMatchObject({ message: lines[0], exitCode: 2, retrySafe: false })
       })
       expect(yield* platform.requestLog).toEqual([])
     }), 120_000)
@@ -270,8 +275,14 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       runs.forEach(({ args, run }) => {
         const what = args.join(" ")
         expect(run.code, what).toBe(2)
-        expect(run.stdout, what).toBe("")
-        expect(linesOf(run.stderr), what).toHaveLength(1)
+        const lines = linesOf(run.stderr)
+        expect(lines, what).toHaveLength(1)
+        // The A2A commands answer in json by default, also when their command line does not parse.
+        if (args[0] === "agent") {
+          expect(errorDocumentOf(run.stdout), what).toMatchObject({ message: lines[0], exitCode: 2 })
+        } else {
+          expect(run.stdout, what).toBe("")
+        }
       })
       const help = yield* runCliProcess(["agent", "session", "a2a", "send", "--help"], { configDir: dir, env })
       expect(help.code).toBe(0)
@@ -287,6 +298,17 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(noColor.stdout).toContain("\n$ mainsequence agent session a2a task get [--timeout SECONDS]")
       expect(help.stdout).toContain("--message-file")
       expect(help.stdout).toContain("--response-kind")
+      // The flags for scripts and agents, in the built executable's help.
+      const helpText = help.stdout.replace(/\s+/g, " ")
+      expect(helpText).toContain("[--debug]")
+      expect(helpText).toContain("or from standard input with -")
+      expect(helpText).toContain("stdout carries exactly one JSON document whatever the outcome")
+      expect(helpText).toContain(
+        "{\"error\": {type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details}}"
+      )
+      expect(helpText).toContain("with \"resume\" when the Task waits for input")
+      expect(helpText).toContain("every credential redacted")
+      expect(noColor.stdout.replace(/\s+/g, " ")).toContain("[--debug]")
       expect(help.stderr).toBe("")
       const rootHelp = yield* runCliProcess(["--help"], { configDir: dir, env })
       expect(rootHelp.code).toBe(0)
@@ -315,6 +337,14 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect(lines[1]).toMatch(
           /^A2A message id for request retry: msg-[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
         )
+        expect(errorDocumentOf(generated.stdout)).toMatchObject({
+          type: "AgentRuntimeUnavailableError",
+          message: lines[0],
+          exitCode: 3,
+          agentSessionUid: demoSessionUids.updateRequired,
+          messageId: retryLine.exec(generated.stderr)?.[1],
+          retrySafe: true
+        })
 
         const given = yield* runCliProcess(
           send(demoSessionUids.updateRequired, "--message", "hi", "--message-id", "msg-client-uuid-1"),
@@ -448,6 +478,31 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(lines[1]).toMatch(retryLine)
       // The process ended before the rest of the answer could have arrived (the budget started even earlier).
       expect(cut.endedAtMs - (yield* lastSendAt)).toBeLessThan(1500)
+      expect(errorDocumentOf(cut.stdout)).toMatchObject({
+        type: "A2ATimeoutError",
+        exitCode: 5,
+        messageId: retryLine.exec(cut.stderr)?.[1],
+        retrySafe: false,
+        details: { step: "read-response", limit: "total", seconds: 0.7, messageMayHaveBeenSent: true }
+      })
+
+      // --debug reads the body as it passes: the answer is still whole, and the budget still cuts it.
+      const debugFull = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "all again", "--debug"), {
+        configDir: dir,
+        env
+      })
+      expect(debugFull.code).toBe(0)
+      expect(printedMessage(debugFull.stdout)).toMatchObject({ parts: [{ text: "You said: all again" }] })
+      const debugCut = yield* runCliProcess(
+        send(demoSessionUids.trickle, "--message", "cut again", "--timeout", "0.7", "--debug"),
+        { configDir: dir, env }
+      )
+      expect(debugCut.code).toBe(5)
+      expect(debugCut.endedAtMs - (yield* lastSendAt)).toBeLessThan(1500)
+      // The head came; the budget ended the body while it trickled.
+      expect(debugCut.stderr).toMatch(/^debug #\d+ < 200 POST http\S+message:send \(head after [\d.]+ ms\)$/m)
+      expect(debugCut.stderr).toMatch(/^debug #\d+ < body stopped after \d+ bytes and [\d.]+ ms/m)
+      expect(errorDocumentOf(debugCut.stdout)).toMatchObject({ type: "A2ATimeoutError", exitCode: 5 })
 
       const pair = yield* runCliProcess(send(demoSessionUids.trickle, "--message", "pair", "--timeout", "0.3,0.5"), {
         configDir: dir,
@@ -499,17 +554,22 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           ([what, args, code, pattern, extra]) =>
             Effect.map(
               runCliProcess(args, { configDir: dir, env: { ...env, ...extra } }),
-              (run) => ({ what, run, code, pattern })
+              (run) => ({ what, args, run, code, pattern })
             ),
           { concurrency: 4 }
         )
-        for (const { code, pattern, run, what } of runs) {
+        for (const { args, code, pattern, run, what } of runs) {
           expect([what, run.code], run.stderr).toEqual([what, code])
-          expect(run.stdout, what).toBe("")
           const lines = linesOf(run.stderr).filter((line) => !line.startsWith("Agent runtime "))
           expect(lines, what).toHaveLength(2)
           expect(lines[0], what).toMatch(pattern)
           expect(lines[1], what).toMatch(retryLine)
+          // One document on stdout: the same failure, its exit code, the message id to retry with.
+          const document = errorDocumentOf(run.stdout)
+          expect(document, what).toMatchObject({ message: lines[0], exitCode: code })
+          expect(document.messageId, what).toBe(retryLine.exec(run.stderr)?.[1])
+          expect(document.agentSessionUid, what).toBe(args[4])
+          expect(document.hint, what).not.toBe("")
           expect(run.stderr, what).not.toContain("not-a-valid-token")
           expect(run.stderr, what).toBe(stripVTControlCharacters(run.stderr))
         }
@@ -560,7 +620,6 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
             }
           })
           expect(run.code).toBe(code)
-          expect(run.stdout).toBe("")
           expect(run.stderr).toMatch(
             /Interrupted: the send was stopped; the message may already have reached the runtime/
           )
@@ -568,6 +627,13 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           expect(id).toBeDefined()
           expect(sentMessageIds(yield* platform.requestLog)).toEqual([id])
           expect(run.stderr).not.toMatch(/^\s+at /m)
+          expect(errorDocumentOf(run.stdout)).toMatchObject({
+            type: "Interrupted",
+            exitCode: code,
+            agentSessionUid: demoSessionUids.slow,
+            messageId: id,
+            retrySafe: false
+          })
         }),
       60_000
     )
@@ -616,6 +682,13 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         expect(missing.code).toBe(1)
         expect(linesOf(missing.stderr)).toHaveLength(1)
         expect(missing.stderr).toMatch(/no-such-task was not found/)
+        expect(errorDocumentOf(missing.stdout)).toMatchObject({
+          type: "TaskNotFoundError",
+          exitCode: 1,
+          agentSessionUid: uid,
+          messageId: null,
+          details: { taskId: "no-such-task" }
+        })
 
         const notSupported = yield* runCliProcess(
           send(demoSessionUids.ready, "--message", "x", "--response-kind", "task"),
@@ -643,7 +716,19 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         const taskId = taskIdOf(yield* startTask(uid, "Write the report", { configDir: dir, env }))
 
         const asked = yield* runCliProcess(task("wait", uid, taskId, "--timeout", "20"), { configDir: dir, env })
-        expect([asked.code, asked.stderr]).toEqual([0, ""])
+        expect(asked.code).toBe(0)
+        // stderr names the command that answers the Task; the document has it as "resume".
+        const { resume } = taskDocumentOf(asked.stdout)
+        const resumeArgs = ["agent", "session", "a2a", "send", uid, "--task-id", taskId, "--response-kind", "task"]
+        expect(resume).toEqual({
+          state: "TASK_STATE_INPUT_REQUIRED",
+          command: `mainsequence ${resumeArgs.join(" ")} --message TEXT`,
+          args: resumeArgs
+        })
+        expect(linesOf(asked.stderr)).toEqual([
+          `The Task waits for you (TASK_STATE_INPUT_REQUIRED); answer it with: ${resume?.command} ` +
+          "(or --message-file - to read the answer from standard input)"
+        ])
         expect(printedTask(asked.stdout)).toMatchObject({
           id: taskId,
           contextId: uid,
@@ -654,24 +739,22 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         })
         const askedText = yield* runCliProcess(task("get", uid, taskId, "--output", "text"), { configDir: dir, env })
         expect([askedText.code, askedText.stdout]).toEqual([0, `${demoInputRequiredQuestion}\n`])
+        expect(askedText.stderr).toContain(resume?.command)
 
         // An earlier Task of another session, to reference: message.referenceTaskIds is copied as given.
         const earlierId = taskIdOf(yield* startTask(taskSession.sessionUid, "earlier", { configDir: dir, env }))
+        // The follow-up turn is the resume command, its answer read from a pipe (--message-file -).
         const answered = yield* runCliProcess(
-          send(
-            uid,
-            "--message",
-            "Europe",
-            "--response-kind",
-            "task",
-            "--task-id",
-            taskId,
+          [
+            ...(resume?.args ?? []),
+            "--message-file",
+            "-",
             "--reference-task-id",
             earlierId,
             "--message-id",
             "msg-follow-up-1"
-          ),
-          { configDir: dir, env }
+          ],
+          { configDir: dir, env, stdin: "Europe" }
         )
         expect([answered.code, answered.stderr]).toEqual([0, ""])
         expect(printedTask(answered.stdout)).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } })
@@ -705,7 +788,14 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           { configDir: dir, env }
         )
         expect(unknown.code).toBe(1)
-        expect(unknown.stdout).toBe("")
+        expect(errorDocumentOf(unknown.stdout)).toMatchObject({
+          type: "A2ARequestError",
+          exitCode: 1,
+          agentSessionUid: uid,
+          messageId: "msg-follow-up-2",
+          retrySafe: false,
+          details: { reason: "TASK_NOT_FOUND" }
+        })
         // On message:send the SDK reports the runtime's refusal as A2ARequestError, with its reason and detail.
         expect(linesOf(unknown.stderr)).toEqual([
           `The Agent runtime refused the request (404 TASK_NOT_FOUND): Task task-unknown was not found. (session ${uid})`,
@@ -763,9 +853,109 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     60_000
   )
 
+  it.scopedLive(
+    "--message-file - reads the message from a pipe: UTF-8, whole; over 15 MiB or blank: exit 2",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        const dir = configDir()
+        const text = "Grüße aus Zürich ✓\n  second line, with a trailing newline\n"
+        const piped = yield* runCliProcess(send(demoSessionUids.ready, "--message-file", "-"), {
+          configDir: dir,
+          env,
+          stdin: Buffer.from(text, "utf8")
+        })
+        expect([piped.code, piped.stderr]).toEqual([0, ""])
+        expect(printedMessage(piped.stdout)).toMatchObject({ parts: [{ text: `You said: ${text}` }] })
+        const sent = (yield* platform.requestLog).filter((entry) => entry.route === "message-send")
+        expect(JSON.parse(sent[0]?.bodyText ?? "{}")).toMatchObject({ message: { parts: [{ text }] } })
+        yield* platform.clearRequestLog
+
+        const tooLarge = yield* runCliProcess(send(demoSessionUids.ready, "--message-file", "-"), {
+          configDir: dir,
+          env,
+          stdin: new Uint8Array(15 * 1024 * 1024 + 1).fill(97)
+        })
+        const limitLine = "Invalid message-file: standard input is more than the limit of 15728640 bytes (15 MiB)"
+        expect([tooLarge.code, linesOf(tooLarge.stderr)]).toEqual([2, [limitLine]])
+        expect(errorDocumentOf(tooLarge.stdout)).toMatchObject({ message: limitLine, exitCode: 2 })
+        const blank = yield* runCliProcess(send(demoSessionUids.ready, "--message-file", "-"), {
+          configDir: dir,
+          env,
+          stdin: "  \n"
+        })
+        expect(blank.code).toBe(2)
+        expect(linesOf(blank.stderr)).toEqual([expect.stringMatching(/message/i)])
+        expect(yield* platform.requestLog).toEqual([])
+      }),
+    60_000
+  )
+
+  it.scopedLive(
+    "--debug: every exchange on stderr, no secret (refresh, cold start, rotated runtime token, Tasks, a proxy)",
+    () =>
+      Effect.gen(function*() {
+        // The user's token has expired: each run refreshes it (the refresh token stays valid).
+        const { env, platform } = yield* servePlatform({
+          userTokensExpired: true,
+          rotateRefreshTokens: false,
+          sessions: [taskSession, longTaskSession]
+        })
+        const refreshEnv = { ...env, MAINSEQUENCE_REFRESH_TOKEN: Redacted.value(demoRefreshToken) }
+        const dir = configDir()
+        const run = (args: ReadonlyArray<string>, extra: Record<string, string> = {}) =>
+          runCliProcess([...args, "--debug"], { configDir: dir, env: { ...refreshEnv, ...extra } })
+        const warm = yield* run(send(demoSessionUids.ready, "--message", "one"))
+        const cold = yield* run(send(demoSessionUids.coldStart, "--message", "wake up"))
+        collectTokens(dir)
+        yield* platform.rotateRuntimeToken(demoSessionUids.ready)
+        const rotated = yield* run(send(demoSessionUids.ready, "--message", "two"))
+        collectTokens(dir)
+        const started = yield* run(send(taskSession.sessionUid, "--message", "a job", "--response-kind", "task"))
+        const taskId = taskIdOf(printedTask(started.stdout))
+        const got = yield* run(task("get", taskSession.sessionUid, taskId))
+        const waited = yield* run(task("wait", taskSession.sessionUid, taskId, "--timeout", "20"))
+        const long = yield* run(send(longTaskSession.sessionUid, "--message", "long", "--response-kind", "task"))
+        const canceled = yield* run(task("cancel", longTaskSession.sessionUid, taskIdOf(printedTask(long.stdout))))
+        const proxied = yield* run(send(demoSessionUids.ready, "--message", "via proxy", "--timeout", "2,2"), {
+          HTTP_PROXY: `http://proxy-user:${proxyPassword}@127.0.0.1:9`
+        })
+        collectTokens(dir)
+        const ok = [warm, cold, rotated, started, got, waited, long, canceled]
+        for (const each of ok) expect(each.code, each.stderr).toBe(0)
+        expect(proxied.code).toBe(6)
+        expect(errorDocumentOf(proxied.stdout)).toMatchObject({ type: "A2ATransportError", exitCode: 6 })
+        expect(proxied.stderr).toMatch(/^debug #1 ! POST http:\/\/127\.0\.0\.1:\d+\S+ failed after [\d.]+ ms: /m)
+        expect(proxied.stderr).not.toContain(proxyPassword)
+        expect(proxied.stderr).not.toContain("proxy-user")
+        expect((yield* platform.counters).refreshes).toBeGreaterThan(0)
+        const secrets = [userAccessToken, Redacted.value(demoRefreshToken), proxyPassword, ...runtimeTokens]
+        for (const each of [...ok, proxied]) {
+          // Every token of the reference platform starts with msim- (user, refreshed, runtime).
+          expect(each.stdout + each.stderr).not.toMatch(/msim-/)
+          for (const secret of secrets) expect(each.stdout + each.stderr).not.toContain(secret)
+          const debug = linesOf(each.stderr).filter((line) => line.startsWith("debug #"))
+          const requests = debug.filter((line) => /^debug #\d+ > (GET|POST) http:\/\/127\.0\.0\.1:\d+\//.test(line))
+          expect(requests.length).toBeGreaterThan(0)
+          if (each === proxied) continue
+          const heads = debug.filter((line) =>
+            /^debug #\d+ < \d{3} (GET|POST) \S+ \(head after [\d.]+ ms\)$/.test(line)
+          )
+          const bodies = debug.filter((line) => /^debug #\d+ < body \(\d+ bytes, ended after [\d.]+ ms\): /.test(line))
+          expect([heads.length, bodies.length]).toEqual([requests.length, requests.length])
+          expect(debug).toContain(debug.find((line) => /^debug #1 {3}authorization: <redacted>$/.test(line)))
+        }
+        expect(warm.stderr).toMatch(/> POST \S+\/auth\/jwt-token\/token\/refresh\/\n/)
+        expect(warm.stderr).toMatch(/body \(\d+ bytes\): \{"refresh":"<redacted>"\}/)
+        expect(warm.stderr).toMatch(/"token": ?"<redacted>"/)
+        expect(rotated.stderr).toMatch(/ < 401 POST \S+message:send/)
+      }),
+    120_000
+  )
+
   it("no token in any output of this file, nor in any file but the cache", () => {
     for (const dir of configDirs) collectTokens(dir)
-    const secrets = [userAccessToken, ...runtimeTokens]
+    const secrets = [userAccessToken, Redacted.value(demoRefreshToken), proxyPassword, ...runtimeTokens]
     if (configDirs.some((dir) => Fs.existsSync(cacheFile(dir)))) expect(runtimeTokens.size).toBeGreaterThan(0)
     for (const output of allOutput) {
       for (const secret of secrets) expect(output.includes(secret), "a token was printed").toBe(false)

@@ -121,6 +121,12 @@ describe("secrecy: no token in any output of any scenario above", () => {
     }
   })
 
+  it("the CLI scenarios ran with --debug: their wire logs are scanned with stderr", () => {
+    const logs = all.entries.filter((entry) => entry.where.startsWith("stderr ") && entry.where.endsWith(" --debug"))
+    expect(logs.filter((entry) => /^debug #1 > (GET|POST) https?:\/\//m.test(entry.text)).length).toBeGreaterThan(10)
+    expect(logs.some((entry) => /^debug #\d+ {3}authorization: <redacted>$/m.test(entry.text))).toBe(true)
+  })
+
   it("no token in CLI stdout or stderr", () => {
     expect(leaksIn(["stdout", "stderr"])).toEqual([])
   })

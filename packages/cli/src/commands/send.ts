@@ -13,10 +13,11 @@ import * as Option from "effect/Option"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
 import { files, mediaTypes, readAttachments } from "../flags/attachments.js"
-import { agentSessionUid, output, timeout } from "../flags/common.js"
+import { agentSessionUid, debug, output, timeout } from "../flags/common.js"
 import { message, messageFile, messageText } from "../flags/message.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
+import * as RunRecord from "../RunRecord.js"
 
 const flags = {
   agentSessionUid,
@@ -57,7 +58,8 @@ const flags = {
     Options.repeated
   ),
   timeout,
-  output
+  output,
+  debug
 } as const
 
 /**
@@ -100,6 +102,8 @@ export const runSend = (
   A2ACall.ClientEnvironment | Output | FileSystem.FileSystem
 > =>
   Effect.gen(function*() {
+    const messageId = Option.getOrUndefined(Option.map(flags.messageId, (id) => id.trim()))
+    yield* RunRecord.record({ agentSessionUid: flags.agentSessionUid, messageId })
     const responseKind = Option.getOrUndefined(flags.responseKind)
     const jsonRepairAttempts = yield* jsonRepairAttemptsValue(flags.jsonRepairAttempts, flags.strictDictionary)
     const message = yield* messageText(flags)
@@ -115,8 +119,8 @@ export const runSend = (
         taskId: Option.getOrUndefined(flags.taskId),
         referenceTaskIds: flags.referenceTaskIds.length === 0 ? undefined : flags.referenceTaskIds,
         timeout: Option.getOrUndefined(flags.timeout)
-      }), { messageId: Option.getOrUndefined(Option.map(flags.messageId, (id) => id.trim())) })
-    yield* printAnswer(answer, flags.output)
+      }), { messageId, debug: flags.debug })
+    yield* printAnswer(answer, flags.output, flags.agentSessionUid)
   })
 
 const description = "Send a message to an Agent session and print the Agent's answer"

@@ -11,15 +11,17 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
-import { agentSessionUid, output, timeout } from "../flags/common.js"
+import { agentSessionUid, debug, output, timeout } from "../flags/common.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, printAnswer } from "../Output.js"
+import * as RunRecord from "../RunRecord.js"
 
 const flags = {
   agentSessionUid,
   taskId: Args.text({ name: "task_id" }).pipe(Args.withDescription("The Task id")),
   timeout,
-  output
+  output,
+  debug
 } as const
 
 /**
@@ -47,10 +49,13 @@ export const runTaskCall = (call: TaskCall) =>
   A2ACall.ClientEnvironment | Output
 > =>
   Effect.gen(function*() {
-    const task = yield* A2ACall.run((client: A2AClient.Service) =>
-      client[call](flags.agentSessionUid, flags.taskId, { timeout: Option.getOrUndefined(flags.timeout) })
+    yield* RunRecord.record({ agentSessionUid: flags.agentSessionUid })
+    const task = yield* A2ACall.run(
+      (client: A2AClient.Service) =>
+        client[call](flags.agentSessionUid, flags.taskId, { timeout: Option.getOrUndefined(flags.timeout) }),
+      { debug: flags.debug }
     )
-    yield* printAnswer(task, flags.output)
+    yield* printAnswer(task, flags.output, flags.agentSessionUid)
   })
 
 const taskCommand = <Name extends string>(name: Name, call: TaskCall, description: string) => {

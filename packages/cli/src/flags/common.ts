@@ -1,5 +1,5 @@
 /**
- * Flags shared by every A2A command: `--timeout` and `--output`.
+ * Flags shared by every A2A command: `--timeout`, `--output` and `--debug`.
  *
  * @since 0.1.0
  */
@@ -52,6 +52,24 @@ export const timeout: Options.Options<TimeoutFlag> = Options.text("timeout").pip
  * @category options
  */
 export const output = Options.choice("output", outputFormats).pipe(
-  Options.withDescription("json: the A2A answer in its wire shape (default); text: only its text parts"),
+  Options.withDescription(
+    "json (default): stdout carries exactly one JSON document whatever the outcome: the A2A answer in its wire " +
+      "shape ({\"message\": …} or {\"task\": …}, with \"resume\" when the Task waits for input), or " +
+      "{\"error\": {type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details}}; " +
+      "text: only the answer's text parts. stderr keeps the human lines either way"
+  ),
   Options.withDefault("json" as const)
+)
+
+/**
+ * `--debug`.
+ *
+ * @since 0.2.0
+ * @category options
+ */
+export const debug = Options.boolean("debug").pipe(
+  Options.withDescription(
+    "Write each HTTP exchange to stderr (method, URL, status, timing, headers, a body excerpt), every " +
+      "credential redacted"
+  )
 )

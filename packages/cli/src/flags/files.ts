@@ -6,10 +6,14 @@
  *
  * @since 0.1.0
  */
+import * as NodeStream from "@effect/platform-node/NodeStream"
 import type * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
-import { A2AError } from "@mainsequence/a2a"
+import { A2AError, Attachment } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
+import * as Predicate from "effect/Predicate"
+import * as Stream from "effect/Stream"
+import * as Fs from "node:fs"
 
 const reasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
   NotFound: "no such file",
@@ -24,18 +28,76 @@ const reasonOf = (error: PlatformError.PlatformError): string =>
   error._tag === "SystemError" ? (reasons[error.reason] ?? error.reason) : error.message
 
 /**
- * The whole file at `path`, as UTF-8, unchanged (any readable file: also a pipe such as `/dev/stdin`).
+ * The path that names standard input.
  *
- * @since 0.1.0
+ * @since 0.2.0
  * @category files
  */
-export const readTextFile = (
+export const standardInput = "-"
+
+const utf8 = new TextDecoder()
+
+/**
+ * The whole file at `path` (`-`: standard input), as UTF-8, unchanged, at most `Attachment.maxBytes` (15 MiB):
+ * a larger regular file is refused from its size, and a pipe (standard input, `/dev/stdin`, `<(…)`) as soon as
+ * it has given more, with the same kind of error as any other unreadable file.
+ *
+ * @since 0.2.0
+ * @category files
+ */
+export const readMessageFile = (
   field: string,
   path: string
-): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> =>
-  Effect.flatMap(FileSystem.FileSystem, (fs) => fs.readFileString(path, "utf-8")).pipe(
-    Effect.mapError((error) => cannotRead(field, path, reasonOf(error)))
-  )
+): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> => {
+  const tooLarge = new A2AError.A2AInputError({
+    field,
+    reason: `${
+      path === standardInput ? "standard input" : JSON.stringify(path)
+    } is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
+  })
+  const fromStream = (readable: () => NodeJS.ReadableStream) =>
+    boundedText(
+      NodeStream.fromReadable(readable, (error) => cannotRead(field, path, errnoReason(error))),
+      tooLarge
+    )
+  if (path === standardInput) return fromStream(() => process.stdin)
+  return Effect.flatMap(FileSystem.FileSystem, (fs) => {
+    const platform = (error: PlatformError.PlatformError) => cannotRead(field, path, reasonOf(error))
+    return Effect.flatMap(Effect.mapError(fs.stat(path), platform), (info) =>
+      info.type === "File"
+        ? info.size > Attachment.maxBytes
+          ? Effect.fail(tooLarge)
+          : Effect.mapError(fs.readFileString(path, "utf-8"), platform)
+        : info.type === "Directory"
+        ? Effect.fail(cannotRead(field, path, "not a readable file"))
+        // A pipe or a device: its size is unknown until it has been read.
+        : fromStream(() => Fs.createReadStream(path)))
+  })
+}
+
+const errnoReason = (error: unknown): string => {
+  const code = Predicate.hasProperty(error, "code") ? error.code : undefined
+  return code === "ENOENT"
+    ? "no such file"
+    : code === "EACCES" || code === "EPERM"
+    ? "permission denied"
+    : "not a readable file"
+}
+
+const boundedText = (
+  stream: Stream.Stream<Uint8Array, A2AError.A2AInputError>,
+  tooLarge: A2AError.A2AInputError
+): Effect.Effect<string, A2AError.A2AInputError> =>
+  Stream.runFoldEffect(stream, { chunks: new Array<Uint8Array>(), size: 0 }, (read, chunk) => {
+    const size = read.size + chunk.byteLength
+    if (size > Attachment.maxBytes) return Effect.fail(tooLarge)
+    read.chunks.push(chunk)
+    return Effect.succeed({ chunks: read.chunks, size })
+  }).pipe(Effect.map(({ chunks, size }) => {
+    const all = new Uint8Array(size)
+    chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.byteLength), 0)
+    return utf8.decode(all)
+  }))
 
 /**
  * `path`, once it names an existing regular file (what an attachment must be).

@@ -1,6 +1,7 @@
 /**
- * `--message TEXT` / `--message-file PATH`: exactly one of them gives the message text. The file is read
- * whole, as UTF-8, unchanged, while the command line is parsed; the SDK then refuses a blank message.
+ * `--message TEXT` / `--message-file PATH`: exactly one of them gives the message text. The file (`-`:
+ * standard input) is read whole, as UTF-8, unchanged, while the command line is parsed, at most 15 MiB (the
+ * attachments' limit); the SDK then refuses a blank message.
  *
  * @since 0.1.0
  */
@@ -8,7 +9,7 @@ import * as Options from "@effect/cli/Options"
 import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import { readTextFile } from "./files.js"
+import { readMessageFile } from "./files.js"
 import { validatedBy } from "./validated.js"
 
 /**
@@ -31,8 +32,10 @@ export const message = Options.text("message").pipe(
  */
 export const messageFile = Options.text("message-file").pipe(
   Options.withPseudoName("PATH"),
-  Options.withDescription("Read the message text from this file (instead of --message)"),
-  validatedBy((path: string) => readTextFile("message-file", path)),
+  Options.withDescription(
+    "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; instead of --message)"
+  ),
+  validatedBy((path: string) => readMessageFile("message-file", path)),
   Options.optional
 )
 

@@ -40,6 +40,8 @@ export interface CliProcessOptions {
   /** environment on top of PATH/HOME (e.g. MAINSEQUENCE_ENDPOINT); `undefined` removes a variable */
   readonly env: Readonly<Record<string, string | undefined>>
   readonly onSpawn?: (child: ChildProcess.ChildProcess) => void
+  /** written to the child's standard input through a pipe, which is then closed (default: no stdin) */
+  readonly stdin?: string | Uint8Array
   /** safety net only */
   readonly killAfterMs?: number
 }
@@ -67,11 +69,17 @@ export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOp
       Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined)
     )
     const started = performance.now()
-    const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+    const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], {
+      env,
+      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+    })
+    // The CLI may stop reading early (a message over the limit): the rest of the input has nowhere to go.
+    child.stdin?.on("error", () => undefined)
+    child.stdin?.end(options.stdin)
     let stdout = ""
     let stderr = ""
-    child.stdout.setEncoding("utf8").on("data", (text: string) => (stdout += text))
-    child.stderr.setEncoding("utf8").on("data", (text: string) => (stderr += text))
+    child.stdout?.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    child.stderr?.setEncoding("utf8").on("data", (text: string) => (stderr += text))
     const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 30_000)
     child.on("close", (code, signal) => {
       clearTimeout(killer)

@@ -6,7 +6,6 @@ import * as Layer from "effect/Layer"
 import { ClientEnvironment } from "../../src/A2ACall.js"
 import * as Cli from "../../src/Cli.js"
 import type { CliConfigError } from "../../src/CliConfig.js"
-import { toExitCode } from "../../src/Failure.js"
 import { Output } from "../../src/Output.js"
 
 export interface Call {
@@ -94,10 +93,10 @@ export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions =
       ...console,
       log: (...parts) => Effect.sync(() => void (stdout += `${parts.join(" ")}\n`))
     }
-    const exitCode = yield* toExitCode(Cli.run(["node", "mainsequence", ...args])).pipe(
+    const exitCode = yield* Cli.main(["node", "mainsequence", ...args]).pipe(
       Effect.withConsole(capturing),
       Effect.provide(
-        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: clientLayer }))
+        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: () => clientLayer }))
       )
     )
     return { exitCode, stdout, stderr, calls }

@@ -4,10 +4,11 @@ import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
 import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import type * as Redacted from "effect/Redacted"
 import { ClientEnvironment } from "../../src/A2ACall.js"
 import * as Cli from "../../src/Cli.js"
-import { toExitCode } from "../../src/Failure.js"
 import * as FileAccessStore from "../../src/FileAccessStore.js"
+import * as HttpDebug from "../../src/HttpDebug.js"
 import { Output } from "../../src/Output.js"
 
 export interface Captured {
@@ -17,34 +18,57 @@ export interface Captured {
 
 /**
  * Runs the command line in this process against the real SDK over the in-memory simulated platform (in
- * context), with the file cache in `configDir`. Time is the test clock.
+ * context), with the file cache in `configDir`. Time is the test clock. `--debug` decorates the simulated
+ * HTTP client as the real one is (see LiveEnvironment.ts), the tokens given as the secrets to hide.
  */
 export const runCliSimulated = (
   args: ReadonlyArray<string>,
-  options: { readonly configDir: string; readonly tty?: boolean; readonly captured?: Captured }
+  options: {
+    readonly configDir: string
+    readonly tty?: boolean
+    readonly captured?: Captured
+    readonly refreshToken?: Redacted.Redacted<string>
+  }
 ) =>
   Effect.gen(function*() {
     const platform = yield* SimulatedPlatform.SimulatedPlatform
     const captured = options.captured ?? { stdout: "", stderr: "" }
     const store = yield* FileAccessStore.make({ directory: options.configDir })
-    const clientLayer = A2AClient.layer({
-      backendUrl: platform.baseUrl,
-      accessToken: SimulatedPlatform.defaultUserAccessToken,
-      username: "tester"
-    }).pipe(
-      Layer.provide(RuntimeAccessCache.layerStore(store)),
-      Layer.provide(SimulatedHttpClient.layer),
-      Layer.provide(Layer.succeed(SimulatedPlatform.SimulatedPlatform, platform))
-    )
+    const accessToken = SimulatedPlatform.defaultUserAccessToken
+    const clientLayer = (debug: boolean) =>
+      A2AClient.layer({
+        backendUrl: platform.baseUrl,
+        accessToken,
+        refreshToken: options.refreshToken,
+        username: "tester"
+      })
+        .pipe(
+          Layer.provide(RuntimeAccessCache.layerStore(store)),
+          Layer.provide(
+            debug
+              ? HttpDebug.decorate([
+                accessToken,
+                ...(options.refreshToken === undefined ? [] : [options.refreshToken])
+              ])(
+                SimulatedHttpClient.layer
+              )
+              : SimulatedHttpClient.layer
+          ),
+          Layer.provide(Layer.succeed(SimulatedPlatform.SimulatedPlatform, platform))
+        )
     const output = Layer.succeed(Output, {
       stdout: (text) => Effect.sync(() => void (captured.stdout += text)),
       stderr: (text) => Effect.sync(() => void (captured.stderr += text)),
       stderrIsTTY: options.tty ?? false,
       stderrColumns: options.tty === true ? 200 : undefined
     })
-    const exitCode = yield* toExitCode(Cli.run(["node", "mainsequence", ...args])).pipe(
+    const exitCode = yield* Cli.main(["node", "mainsequence", ...args]).pipe(
       Effect.provide(
-        Layer.mergeAll(NodeContext.layer, output, Layer.succeed(ClientEnvironment, { layer: clientLayer }))
+        Layer.mergeAll(
+          NodeContext.layer,
+          output,
+          Layer.succeed(ClientEnvironment, { layer: ({ debug }) => clientLayer(debug) })
+        )
       )
     )
     return { exitCode, ...captured }

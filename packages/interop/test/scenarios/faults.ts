@@ -14,6 +14,7 @@ import {
   cacheFileName,
   captureCli,
   exitCodeFor,
+  expectErrorDocument,
   filesIn,
   makeConfigDir,
   retryMessageId,
@@ -443,7 +444,7 @@ export const cliFaultScenarios: ReadonlyArray<Scenario> = faultCases.map((c) => 
     captureCli(ctx.captured, `cli fault ${c.name}`, result)
     await settle(c, s)
     expect(result.code, result.stderr).toBe(exitCodeFor(c.tag))
-    expect(result.stdout).toBe("")
+    expectErrorDocument(result, { type: c.tag })
     // Timed from the first backend request (Node's start-up is not the call's budget), else from the spawn.
     const firstRequest = await s.backend.firstRequestAt()
     const elapsed = firstRequest === undefined ? result.ms : result.endedAt - firstRequest
@@ -479,7 +480,7 @@ export const sigintScenario: Scenario = {
     })
     captureCli(ctx.captured, "cli sigint", result)
     expect(result.code, result.stderr).toBe(130)
-    expect(result.stdout).toBe("")
+    expectErrorDocument(result, { type: "Interrupted", retrySafe: false })
     expect(retryMessageId(result.stderr)).toBe(messageIdOnWire(runtime.requests))
     expect(result.stderr).not.toMatch(/^\s+at /m)
     const cache = filesIn(dir).find((f) => Path.basename(f.path) === cacheFileName)
@@ -507,7 +508,7 @@ export const sigtermScenario: Scenario = {
     })
     captureCli(ctx.captured, "cli sigterm", result)
     expect(result.code, result.stderr).toBe(143)
-    expect(result.stdout).toBe("")
+    expectErrorDocument(result, { type: "Interrupted", retrySafe: false })
     expect(result.stderr).toMatch(/Interrupted: the send was stopped/)
     expect(retryMessageId(result.stderr)).toBe(messageIdOnWire(runtime.requests))
     expect(runtime.sends()).toBe(1)

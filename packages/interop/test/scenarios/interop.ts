@@ -9,7 +9,15 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { expect } from "vitest"
-import { cacheFileName, captureCli, filesIn, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
+import {
+  cacheFileName,
+  captureCli,
+  expectErrorDocument,
+  filesIn,
+  makeConfigDir,
+  retryMessageId,
+  runCli
+} from "../support/cli.js"
 import { assertAnswer, assertMessage, assertTask } from "../support/conformance.js"
 import { type OfficialServer, startOfficialServer } from "../support/officialServer.js"
 import {
@@ -606,7 +614,7 @@ export const cliScenarios: ReadonlyArray<Scenario> = [
       const missing = await runCli(task("get", "no-such-task"), opts)
       captureCli(ctx.captured, "cli-not-found", missing)
       expect(missing.code).toBe(1)
-      expect(missing.stdout).toBe("")
+      expectErrorDocument(missing, { type: "TaskNotFoundError" })
       expect(missing.stderr.trim().split("\n")).toHaveLength(1)
       expect(missing.stderr).toMatch(/no-such-task.*not found/i)
       const done = await runCli([...send, "--message", "complete", "--response-kind", "task"], opts)

@@ -25,7 +25,14 @@ import * as Net from "node:net"
 import * as Path from "node:path"
 import * as Url from "node:url"
 import { expect } from "vitest"
-import { captureCli, type CliResult, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
+import {
+  captureCli,
+  type CliResult,
+  expectErrorDocument,
+  makeConfigDir,
+  retryMessageId,
+  runCli
+} from "../support/cli.js"
 import { type FaultRuntime, startFaultRuntime } from "../support/faultRuntime.js"
 import {
   type Pki,
@@ -115,7 +122,7 @@ const expectProxyRefusal = (error: unknown, proxy: RunningProxy, status: number,
 
 const expectCliProxyRefusal = (result: CliResult, proxy: RunningProxy, status: number) => {
   expect(result.code, result.stderr).toBe(6)
-  expect(result.stdout).toBe("")
+  expectErrorDocument(result, { type: "A2ATransportError", retrySafe: true })
   const lines = result.stderr.trim().split("\n").filter((l) => !l.startsWith("\r"))
   expect(lines.at(-2) ?? "").toContain(`The proxy ${proxy.origin} refused`)
   expect(lines.at(-2) ?? "").toContain(String(status))
@@ -543,7 +550,7 @@ const cliScenarios: ReadonlyArray<Scenario> = [
       const s = await stage(ctx, pki[which])
       const result = await cliSend(ctx, `cli tls ${which}`, s, trustCa ? { NODE_EXTRA_CA_CERTS: pki.caFile } : {})
       expect(result.code, result.stderr).toBe(6)
-      expect(result.stdout).toBe("")
+      expectErrorDocument(result, { type: "A2ATransportError" })
       expect(result.stderr).toMatch(message)
       expect(result.stderr).not.toMatch(/may already have reached/)
       expect(retryMessageId(result.stderr)).toMatch(/^msg-/)

@@ -13,7 +13,7 @@ import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import * as Fs from "node:fs"
 import { expect } from "vitest"
-import { captureCli, exitCodeFor, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
+import { captureCli, exitCodeFor, expectErrorDocument, makeConfigDir, retryMessageId, runCli } from "../support/cli.js"
 import type { Scenario, ScenarioContext } from "../support/scenario.js"
 import { runSdk } from "../support/sdk.js"
 import { secrets } from "../support/secrets.js"
@@ -321,7 +321,7 @@ export const referenceCliScenarios: ReadonlyArray<Scenario> = referenceFaults.fi
     ], { backendUrl: reference.ref.url, configDir: dir })
     captureCli(ctx.captured, `reference cli ${f.name}`, result)
     expect(result.code, result.stderr).toBe(exitCodeFor(f.tag))
-    expect(result.stdout).toBe("")
+    expectErrorDocument(result, { type: f.tag })
     const lines = result.stderr.trim().split("\n")
     expect(lines.at(-2), result.stderr).toMatch(f.cliLine)
     const log = await Effect.runPromise(reference.ref.platform.requestLog)

@@ -2,12 +2,19 @@
  * Running the built CLI (`packages/cli/bin/mainsequence.js`) as a child process with a private config dir,
  * capturing stdout, stderr and every file it wrote (all of it into a {@link Captured}, except the 0600 cache
  * file's contents, which may hold runtime tokens by design).
+ *
+ * Every A2A command runs with `--debug`, so the secrecy suite also scans the wire log of every exchange of every
+ * CLI scenario. The log's lines (`debug #N …`) are kept apart (`debugLog`): `stderr` is what the run printed
+ * without them, as the scenarios check it.
  */
+import { Failure } from "@mainsequence/cli"
+import * as Schema from "effect/Schema"
 import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as Url from "node:url"
+import { expect } from "vitest"
 import { type Captured, secrets } from "./secrets.js"
 
 /** `packages/cli/bin/mainsequence.js`, found from this file whether it runs from `test/` or `.tsbuild/test/`. */
@@ -27,6 +34,8 @@ export interface CliResult {
   readonly signal: NodeJS.Signals | null
   readonly stdout: string
   readonly stderr: string
+  /** the `--debug` lines of stderr */
+  readonly debugLog: string
   readonly ms: number
   /** `performance.now()` when the child exited (compare with servers' `RecordedRequest.at`). */
   readonly endedAt: number
@@ -69,7 +78,11 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
   Object.assign(env, options.env)
   const started = performance.now()
   return new Promise((resolve, reject) => {
-    const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], { env, stdio: ["ignore", "pipe", "pipe"] })
+    const debug = args[0] === "agent" ? ["--debug"] : []
+    const child = ChildProcess.spawn(process.execPath, [cliBin, ...args, ...debug], {
+      env,
+      stdio: ["ignore", "pipe", "pipe"]
+    })
     let stdout = ""
     let stderr = ""
     child.stdout.setEncoding("utf8").on("data", (s: string) => (stdout += s))
@@ -82,7 +95,18 @@ export const runCli = (args: ReadonlyArray<string>, options: CliOptions): Promis
     child.on("close", (code, signal) => {
       clearTimeout(killer)
       const endedAt = performance.now()
-      resolve({ code, signal, stdout, stderr, ms: endedAt - started, endedAt, configDir })
+      const lines = stderr.split(/(?<=\n)/)
+      const isDebug = (line: string) => line.startsWith("debug #")
+      resolve({
+        code,
+        signal,
+        stdout,
+        stderr: lines.filter((line) => !isDebug(line)).join(""),
+        debugLog: lines.filter(isDebug).join(""),
+        ms: endedAt - started,
+        endedAt,
+        configDir
+      })
     })
     options.onSpawn?.(child)
   })
@@ -110,6 +134,7 @@ export const filesIn = (
 export const captureCli = (captured: Captured, label: string, result: CliResult): void => {
   captured.add(`stdout ${label}`, result.stdout)
   captured.add(`stderr ${label}`, result.stderr)
+  captured.add(`stderr ${label} --debug`, result.debugLog)
   for (const file of filesIn(result.configDir)) {
     if (Path.basename(file.path) === cacheFileName) continue
     captured.add(`file ${label} ${file.path}`, file.bytes.toString("utf8"))
@@ -132,3 +157,18 @@ const specExitCode: Readonly<Record<string, number>> = {
   A2ATransportError: 6
 }
 export const exitCodeFor = (tag: string): number => specExitCode[tag] ?? 1
+
+/**
+ * A failed run's stdout (`--output json`, the default): exactly one JSON document, the error object, with the
+ * run's exit code, the message id of its retry line (`null` without one) and the `expected` fields.
+ */
+export const expectErrorDocument = (
+  result: CliResult,
+  expected: { readonly type: string } & Record<string, unknown>
+): Failure.ErrorDocument["error"] => {
+  const { error } = Schema.decodeUnknownSync(Failure.ErrorDocument, { onExcessProperty: "error" })(
+    JSON.parse(result.stdout)
+  )
+  expect(error).toMatchObject({ exitCode: result.code, messageId: retryMessageId(result.stderr) ?? null, ...expected })
+  return error
+}

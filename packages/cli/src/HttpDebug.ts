@@ -1,0 +1,299 @@
+/**
+ * `--debug`: each HTTP exchange of a call written to stderr as it happens, every line starting with
+ * `debug #N` (N counts the exchanges of the run): the request (method, URL, headers, a body excerpt), then the
+ * response head (status, time to it, headers) or the failure, then, once the SDK has read the body, its size,
+ * the time to its end and an excerpt. Every credential is redacted (see `Redact.ts`).
+ *
+ * It decorates the `HttpClient` the SDK is given (`HttpClient.transform`); the SDK's core is unchanged. The
+ * body excerpt is taken from the chunks as the SDK reads them, never by reading the body itself: each chunk
+ * goes on to the SDK as it came, when it came, so the call's read limit, its budget and `maxResponseBytes`
+ * apply as without `--debug`. A body the SDK stops reading early gets no body line.
+ *
+ * @since 0.2.0
+ */
+import type * as Cookies from "@effect/platform/Cookies"
+import type * as HttpBody from "@effect/platform/HttpBody"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
+import * as UrlParams from "@effect/platform/UrlParams"
+import { ChunkSource } from "@mainsequence/a2a"
+import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Inspectable from "effect/Inspectable"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import type * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
+import { Output } from "./Output.js"
+import * as Redact from "./Redact.js"
+
+/**
+ * How many bytes of a body the log shows.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const excerptBytes = 2048
+
+// Bytes kept beyond the excerpt, so that a credential the cut would split is still recognised whole.
+const redactionMargin = 4096
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Options {
+  /** Writes text to the log (add the newline yourself). */
+  readonly write: (text: string) => Effect.Effect<void>
+  /** Values to hide wherever they appear (the tokens and proxy URL the CLI was given). */
+  readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
+}
+
+const utf8 = new TextDecoder()
+
+const isControl = (char: string): boolean => char < " " || char === "\u007f"
+
+// One line of text: line breaks and tabs shown escaped, any other control character (escape codes) a space.
+const oneLine = (text: string): string =>
+  Array.from(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), (char) => isControl(char) ? " " : char).join("")
+
+/** The first bytes of a body, as they pass. */
+class Excerpt {
+  private readonly kept: Array<Uint8Array> = []
+  private keptBytes = 0
+  size = 0
+
+  add(chunk: Uint8Array): void {
+    this.size += chunk.byteLength
+    const room = excerptBytes + redactionMargin - this.keptBytes
+    if (room <= 0) return
+    const part = chunk.byteLength <= room ? chunk : chunk.subarray(0, room)
+    this.kept.push(part)
+    this.keptBytes += part.byteLength
+  }
+
+  render(known: ReadonlyArray<string>): string {
+    const bytes = new Uint8Array(this.keptBytes)
+    let offset = 0
+    for (const part of this.kept) {
+      bytes.set(part, offset)
+      offset += part.byteLength
+    }
+    const redacted = Redact.text(utf8.decode(bytes), known)
+    const cut = this.size > excerptBytes
+    return `${oneLine(cut ? redacted.slice(0, excerptBytes) : redacted)}${cut ? " …" : ""}`
+  }
+}
+
+const millis = (fromNanos: bigint, toNanos: bigint): string => `${(Number(toNanos - fromNanos) / 1e6).toFixed(1)} ms`
+
+const bytesOf = (body: HttpBody.HttpBody): Option.Option<Uint8Array> => {
+  if (body._tag === "Uint8Array") return Option.some(body.body)
+  if (body._tag === "Raw" && typeof body.body === "string") return Option.some(new TextEncoder().encode(body.body))
+  return Option.none()
+}
+
+const requestBodyLines = (body: HttpBody.HttpBody, known: ReadonlyArray<string>): ReadonlyArray<string> => {
+  if (body._tag === "Empty") return []
+  return Option.match(bytesOf(body), {
+    onNone: () => [`  body: (${body._tag})`],
+    onSome: (bytes) => {
+      const excerpt = new Excerpt()
+      excerpt.add(bytes)
+      return [`  body (${bytes.byteLength} bytes): ${excerpt.render(known)}`]
+    }
+  })
+}
+
+const urlOf = (request: HttpClientRequest.HttpClientRequest, known: ReadonlyArray<string>): string =>
+  Redact.text(
+    Either.match(UrlParams.makeUrl(request.url, request.urlParams, request.hash), {
+      onLeft: () => request.url,
+      onRight: (url) => url.toString()
+    }),
+    known
+  )
+
+/** How the reading of a body ended: at its end, with a failure, or stopped (a limit ran out, the run stopped). */
+type BodyOutcome =
+  | { readonly _tag: "End" }
+  | { readonly _tag: "Failed"; readonly why: string }
+  | { readonly _tag: "Stopped" }
+
+/** A response whose body chunks pass through an {@link Excerpt}, which is logged when the body ends. */
+class ObservedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
+  readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
+  readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
+  private readonly excerpt = new Excerpt()
+
+  constructor(
+    private readonly response: HttpClientResponse.HttpClientResponse,
+    private readonly ended: (excerpt: Excerpt, outcome: BodyOutcome) => Effect.Effect<void>
+  ) {
+    super()
+  }
+
+  get request(): HttpClientRequest.HttpClientRequest {
+    return this.response.request
+  }
+  get status(): number {
+    return this.response.status
+  }
+  get headers() {
+    return this.response.headers
+  }
+  get cookies(): Cookies.Cookies {
+    return this.response.cookies
+  }
+  get remoteAddress(): Option.Option<string> {
+    return this.response.remoteAddress
+  }
+  get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+    return this.response.formData
+  }
+
+  /** The next chunk of the body (`None` at its end), noted on its way: the SDK reads a body this way. */
+  observe(
+    next: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError>
+  ): Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> {
+    return Effect.tapBoth(next, {
+      onSuccess: Option.match({
+        onNone: () => this.ended(this.excerpt, { _tag: "End" }),
+        onSome: (chunk) => Effect.sync(() => this.excerpt.add(chunk))
+      }),
+      onFailure: (error) => this.ended(this.excerpt, { _tag: "Failed", why: error.message })
+    }).pipe(Effect.onInterrupt(() => this.ended(this.excerpt, { _tag: "Stopped" })))
+  }
+
+  get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    return this.response.stream.pipe(
+      Stream.tap((chunk) => Effect.sync(() => this.excerpt.add(chunk))),
+      Stream.tapError((error) => this.ended(this.excerpt, { _tag: "Failed", why: error.message })),
+      Stream.onEnd(this.ended(this.excerpt, { _tag: "End" }))
+    )
+  }
+
+  private get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
+    return Effect.map(Stream.runCollect(this.stream), (chunks) => {
+      const all = Chunk.toReadonlyArray(chunks)
+      const bytes = new Uint8Array(all.reduce((size, chunk) => size + chunk.byteLength, 0))
+      all.reduce((offset, chunk) => (bytes.set(chunk, offset), offset + chunk.byteLength), 0)
+      return bytes
+    })
+  }
+  get text(): Effect.Effect<string, HttpClientError.ResponseError> {
+    return Effect.map(this.bytes, (bytes) => utf8.decode(bytes))
+  }
+  get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
+    return Effect.flatMap(this.text, (text) =>
+      Effect.try({
+        try: () => text === "" ? null : JSON.parse(text),
+        catch: () => undefined
+      }).pipe(Effect.orElse(() => this.response.json)))
+  }
+  get urlParamsBody(): Effect.Effect<UrlParams.UrlParams, HttpClientError.ResponseError> {
+    return Effect.map(this.text, (text) => UrlParams.fromInput(new URLSearchParams(text)))
+  }
+  get arrayBuffer(): Effect.Effect<ArrayBuffer, HttpClientError.ResponseError> {
+    return Effect.map(this.bytes, (bytes) => bytes.slice().buffer)
+  }
+
+  toJSON(): unknown {
+    return { _id: "HttpClientResponse", status: this.status }
+  }
+}
+
+/** The response, observed: as a `ChunkSource` too when the SDK's client gave one (its chunk-by-chunk read). */
+const observed = (
+  response: HttpClientResponse.HttpClientResponse,
+  ended: (excerpt: Excerpt, outcome: BodyOutcome) => Effect.Effect<void>
+): HttpClientResponse.HttpClientResponse => {
+  const wrapper = new ObservedResponse(response, ended)
+  return ChunkSource.isChunkSource(response)
+    ? Object.assign(wrapper, { [ChunkSource.TypeId]: wrapper.observe(response[ChunkSource.TypeId]) })
+    : wrapper
+}
+
+/**
+ * The client, each of its exchanges logged through `options.write`.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClient.HttpClient => {
+  const known = Redact.knownSecrets(options.secrets)
+  let exchanges = 0
+  return HttpClient.transform(client, (effect, request) =>
+    Effect.suspend(() => {
+      const n = ++exchanges
+      const log = (lines: ReadonlyArray<string>) => options.write(lines.map((line) => `debug #${n} ${line}\n`).join(""))
+      const what = `${request.method} ${urlOf(request, known)}`
+      const requestLines = log([
+        `> ${what}`,
+        ...Redact.headerLines(request.headers, known).map((line) => `  ${line}`),
+        ...requestBodyLines(request.body, known)
+      ])
+      // Times count from when the request is handed on, after its lines were written.
+      return Effect.zipRight(
+        requestLines,
+        Effect.flatMap(Clock.currentTimeNanos, (started) => {
+          const since = Effect.map(Clock.currentTimeNanos, (now) => millis(started, now))
+          const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
+            Effect.flatMap(since, (elapsed) =>
+              log([
+                outcome._tag === "End"
+                  ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(known)}`
+                  : outcome._tag === "Failed"
+                  ? `< body failed after ${excerpt.size} bytes and ${elapsed}: ${
+                    oneLine(Redact.text(outcome.why, known))
+                  }`
+                  : `< body stopped after ${excerpt.size} bytes and ${elapsed} (a limit ran out, or the run was stopped)`
+              ]))
+          return effect.pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) ? Effect.void : Effect.flatMap(since, (elapsed) =>
+                log([
+                  Cause.isInterruptedOnly(exit.cause)
+                    ? `! ${what} stopped after ${elapsed} (a limit ran out, or the run was stopped)`
+                    : `! ${what} failed after ${elapsed}: ${
+                      oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", known))
+                    }`
+                ]))
+            ),
+            Effect.flatMap((response) =>
+              Effect.flatMap(since, (elapsed) =>
+                log([
+                  `< ${response.status} ${what} (head after ${elapsed})`,
+                  ...Redact.headerLines(response.headers, known).map((line) => `  ${line}`)
+                ]).pipe(Effect.as(observed(response, ended))))
+            )
+          )
+        })
+      )
+    }))
+}
+
+/**
+ * Decorates the `HttpClient` of `base`: each exchange is logged on stderr (the `Output` service).
+ *
+ * @since 0.2.0
+ * @category layers
+ */
+export const decorate =
+  (secrets: ReadonlyArray<Redacted.Redacted<string>>) =>
+  <E, R>(base: Layer.Layer<HttpClient.HttpClient, E, R>): Layer.Layer<HttpClient.HttpClient, E, R | Output> =>
+    Layer.effect(
+      HttpClient.HttpClient,
+      Effect.gen(function*() {
+        const client = yield* HttpClient.HttpClient
+        const output = yield* Output
+        return wrap(client, { write: output.stderr, secrets })
+      })
+    ).pipe(Layer.provide(base))

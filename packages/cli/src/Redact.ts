@@ -1,0 +1,81 @@
+/**
+ * Keeps credentials out of what `--debug` writes (see `HttpDebug.ts`), whatever else is asked: header values
+ * whose name says they hold a credential (`Authorization`, `Proxy-Authorization`, cookies, `…-Token`, API
+ * keys), JSON members whose key does (`"token"`, `"access_token"`, the backend's `"access"` / `"refresh"`),
+ * `Bearer …` / `Basic …` credentials, the user and password of a URL (a proxy's), query parameters named like
+ * a credential, anything shaped like a JWT, and every value the CLI itself was given as a secret (the tokens
+ * of the environment, a proxy's user and password). Each becomes `<redacted>`, as Effect's `Redacted` prints.
+ *
+ * @since 0.2.0
+ */
+import * as Headers from "@effect/platform/Headers"
+import * as Redacted from "effect/Redacted"
+
+/**
+ * What a credential becomes.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const placeholder = "<redacted>"
+
+const credentialName = /token|secret|passw(or)?d|auth|api[-_]?key|credential|cookie|signature|^(access|refresh|jwt)$/i
+
+const fromUrl = (text: string): ReadonlyArray<string> => {
+  if (!URL.canParse(text)) return []
+  const url = new URL(text)
+  return [url.username, url.password].flatMap((part) => [part, decodeURIComponent(part)])
+}
+
+/**
+ * The texts to hide wherever they appear: each secret's value and, for a URL, its user and password (as
+ * written and decoded). Longest first, so a secret that contains another is hidden whole.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const knownSecrets = (secrets: ReadonlyArray<Redacted.Redacted<string>>): ReadonlyArray<string> => {
+  const values = secrets.flatMap((secret) => [Redacted.value(secret), ...fromUrl(Redacted.value(secret))])
+  // Shorter values would hide ordinary words (a proxy user `me`); the patterns still cover where they go.
+  return [...new Set(values.filter((value) => value.trim().length >= 4))].sort((a, b) => b.length - a.length)
+}
+
+// A JSON member; a string value may be cut off by the end of an excerpt.
+const jsonMember = /"([^"\\]*)"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]]+)/g
+const scheme = /\b(Bearer|Basic)\s+[^\s",;]+/gi
+const userInfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]+@/gi
+const parameter = /(^|[?&;])([^=&\s"#]+=)([^&\s"#]*)/g
+const jwt = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g
+
+/**
+ * A text with every credential in it replaced by {@link placeholder}.
+ *
+ * @since 0.2.0
+ * @category redaction
+ */
+export const text = (input: string, known: ReadonlyArray<string>): string =>
+  known.reduce((acc, secret) => acc.split(secret).join(placeholder), input)
+    .replace(
+      jsonMember,
+      (whole, key: string, colon: string) => credentialName.test(key) ? `"${key}"${colon}"${placeholder}"` : whole
+    )
+    .replace(scheme, `$1 ${placeholder}`)
+    .replace(userInfo, `$1${placeholder}@`)
+    .replace(
+      parameter,
+      (whole, start: string, name: string) =>
+        credentialName.test(name.slice(0, -1)) ? `${start}${name}${placeholder}` : whole
+    )
+    .replace(jwt, placeholder)
+
+/**
+ * Headers as `name: value` lines, the value of a credential header replaced whole, the others redacted as
+ * text.
+ *
+ * @since 0.2.0
+ * @category redaction
+ */
+export const headerLines = (headers: Headers.Headers, known: ReadonlyArray<string>): ReadonlyArray<string> =>
+  Object.entries(Headers.redact(headers, [credentialName, "proxy-authorization"])).map(([name, value]) =>
+    `${name}: ${Redacted.isRedacted(value) ? placeholder : text(value, known)}`
+  )

@@ -1,0 +1,79 @@
+/**
+ * The command that answers a Task stopped for its caller (`TASK_STATE_INPUT_REQUIRED`,
+ * `TASK_STATE_AUTH_REQUIRED`; SPEC §7): a follow-up turn, `send <uid> --task-id <id> --response-kind task`
+ * with the answer as `--message TEXT` or `--message-file -`. Shown on stderr, and as `"resume"` in the
+ * `--output json` document.
+ *
+ * @since 0.2.0
+ */
+import { A2AProtocol } from "@mainsequence/a2a"
+
+/**
+ * The executable's name, as the commands shown to the caller start.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const executable = "mainsequence"
+
+/**
+ * A word as a POSIX shell reads it back unchanged: as is when it is plain, else in single quotes.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const shellWord = (word: string): string =>
+  /^[A-Za-z0-9._:/=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+
+/**
+ * @since 0.2.0
+ * @category models
+ */
+export interface Resume {
+  /** the Task's state */
+  readonly state: string
+  /** the command to run, with `--message TEXT` for the answer */
+  readonly command: string
+  /** its arguments after the executable, without the answer: add `--message TEXT` or `--message-file -` */
+  readonly args: ReadonlyArray<string>
+}
+
+const waiting: ReadonlySet<string> = new Set(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"])
+
+/**
+ * How to answer the answer, when it is a Task that waits for its caller.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const resumeOf = (
+  answer: A2AProtocol.Message | A2AProtocol.Task,
+  agentSessionUid: string
+): Resume | undefined => {
+  if (!A2AProtocol.isTask(answer) || !waiting.has(answer.status.state)) return undefined
+  const args = [
+    "agent",
+    "session",
+    "a2a",
+    "send",
+    agentSessionUid.trim(),
+    "--task-id",
+    answer.id,
+    "--response-kind",
+    "task"
+  ]
+  return {
+    state: answer.status.state,
+    command: [executable, ...args.map(shellWord), "--message", "TEXT"].join(" "),
+    args
+  }
+}
+
+/**
+ * The stderr line that names the command.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const resumeLine = (resume: Resume): string =>
+  `The Task waits for you (${resume.state}); answer it with: ${resume.command} (or --message-file - to read the answer from standard input)`

@@ -1,0 +1,73 @@
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import { describe, expect, it } from "@effect/vitest"
+import * as Effect from "effect/Effect"
+import * as Redacted from "effect/Redacted"
+import * as HttpDebug from "../src/HttpDebug.js"
+
+describe("HttpDebug", () => {
+  // A client whose answer is a web Response (no ChunkSource): the body is read through its stream.
+  const answering = (body: string) =>
+    HttpClient.make((request) => Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body))))
+
+  const logged = (body: string) =>
+    Effect.gen(function*() {
+      let log = ""
+      const client = HttpDebug.wrap(answering(body), {
+        write: (text) => Effect.sync(() => void (log += text)),
+        secrets: [Redacted.make("user-access-token-1")]
+      })
+      const request = HttpClientRequest.post("http://127.0.0.1:9/x").pipe(
+        HttpClientRequest.bearerToken("user-access-token-1"),
+        HttpClientRequest.bodyText("{\"refresh\":\"r-1\"}", "application/json")
+      )
+      const text = yield* Effect.flatMap(client.execute(request), (response) => response.text)
+      return { text, log }
+    })
+
+  it.effect("the reader gets the whole body unchanged; the log a bounded, redacted excerpt of it", () =>
+    Effect.gen(function*() {
+      const secret = `"token": "${"s".repeat(100)}"`
+      // The credential straddles the excerpt's end: it is hidden, not cut in two.
+      const body = `${"a".repeat(HttpDebug.excerptBytes - 20)}${secret}${"b".repeat(100_000)}`
+      const { log, text } = yield* logged(body)
+      expect(text).toBe(body)
+      expect(log).not.toContain("user-access-token-1")
+      expect(log).not.toContain("r-1")
+      expect(log).not.toContain("sssss")
+      const lines = log.split("\n")
+      expect(lines[0]).toBe("debug #1 > POST http://127.0.0.1:9/x")
+      expect(lines).toContain("debug #1   authorization: <redacted>")
+      expect(lines).toContain("debug #1   body (17 bytes): {\"refresh\":\"<redacted>\"}")
+      expect(log).toMatch(/^debug #1 < 200 POST http:\/\/127\.0\.0\.1:9\/x \(head after \d+\.\d ms\)$/m)
+      const bodyLine = lines.find((line) => line.startsWith("debug #1 < body ")) ?? ""
+      expect(bodyLine).toMatch(
+        new RegExp(`^debug #1 < body \\(${body.length} bytes, ended after \\d+\\.\\d ms\\): a+"token`)
+      )
+      expect(bodyLine.endsWith(" …")).toBe(true)
+      expect(bodyLine.length).toBeLessThan(HttpDebug.excerptBytes + 100)
+    }))
+
+  it.effect("a failed request: one failure line (credentials hidden), the same error for the caller", () =>
+    Effect.gen(function*() {
+      let log = ""
+      const refused = HttpClient.make((request) =>
+        Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            description: "connect ECONNREFUSED via http://u:pw@proxy:3128"
+          })
+        )
+      )
+      const client = HttpDebug.wrap(refused, { write: (text) => Effect.sync(() => void (log += text)), secrets: [] })
+      const error = yield* Effect.flip(client.execute(HttpClientRequest.get("http://127.0.0.1:9/y")))
+      expect(error._tag).toBe("RequestError")
+      const lines = log.split("\n").filter((line) => line !== "")
+      expect(lines[0]).toBe("debug #1 > GET http://127.0.0.1:9/y")
+      expect(lines.at(-1)).toMatch(/^debug #1 ! GET http:\/\/127\.0\.0\.1:9\/y failed after \d+\.\d ms: .*ECONNREFUSED/)
+      expect(log).not.toContain("pw@")
+    }))
+})

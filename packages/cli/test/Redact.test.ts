@@ -1,0 +1,61 @@
+import * as Headers from "@effect/platform/Headers"
+import { describe, expect, it } from "@effect/vitest"
+import * as Redacted from "effect/Redacted"
+import * as Redact from "../src/Redact.js"
+
+const known = Redact.knownSecrets([
+  Redacted.make("user-access-token-1"),
+  Redacted.make("http://proxy-user:p%40ss-word@proxy.example:3128")
+])
+
+describe("Redact", () => {
+  it("hides the values it was given, and a proxy URL's user and password as written and decoded", () => {
+    expect(Redact.text("a user-access-token-1 b proxy-user c p%40ss-word d p@ss-word", known)).toBe(
+      "a <redacted> b <redacted> c <redacted> d <redacted>"
+    )
+  })
+
+  it("hides JSON members whose key names a credential, also when the excerpt cuts the value", () => {
+    expect(
+      Redact.text(
+        "{\"token\": \"rt-1\", \"access_token\":\"a\", \"access\":\"b\", \"refresh\": null, \"client_secret\": 7, \"state\":\"ready\", \"id_token\": \"cut",
+        []
+      )
+    ).toBe(
+      "{\"token\": \"<redacted>\", \"access_token\":\"<redacted>\", \"access\":\"<redacted>\", \"refresh\": \"<redacted>\", " +
+        "\"client_secret\": \"<redacted>\", \"state\":\"ready\", \"id_token\": \"<redacted>\""
+    )
+  })
+
+  it("hides Bearer / Basic credentials, a URL's user info, credential query parameters and JWTs", () => {
+    expect(
+      Redact.text(
+        "Bearer abc.def Basic dXNlcjpwdw== http://u:pw@host/x?access_token=1&page=2 eyJhbGciOiJI.eyJzdWIiOiIx.c2ln",
+        []
+      )
+    ).toBe("Bearer <redacted> Basic <redacted> http://<redacted>@host/x?access_token=<redacted>&page=2 <redacted>")
+    // Ordinary prose and ids stay readable.
+    expect(Redact.text("{\"detail\":\"Given token not valid\",\"contextId\":\"c-1\",\"messageId\":\"m-1\"}", [])).toBe(
+      "{\"detail\":\"Given token not valid\",\"contextId\":\"c-1\",\"messageId\":\"m-1\"}"
+    )
+  })
+
+  it("hides every credential header whole, whatever its value", () => {
+    const headers = Headers.fromInput({
+      authorization: "Bearer x",
+      "proxy-authorization": "Basic y",
+      cookie: "s=1",
+      "x-runtime-token": "z",
+      "x-api-key": "k",
+      "content-type": "application/json"
+    })
+    expect(Redact.headerLines(headers, known)).toEqual([
+      "authorization: <redacted>",
+      "proxy-authorization: <redacted>",
+      "cookie: <redacted>",
+      "x-runtime-token: <redacted>",
+      "x-api-key: <redacted>",
+      "content-type: application/json"
+    ])
+  })
+})
