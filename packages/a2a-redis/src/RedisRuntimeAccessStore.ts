@@ -126,6 +126,8 @@ const replyCodes = new Set(["NOAUTH", "WRONGPASS", "READONLY", "OOM", "LOADING",
 const errorTypeOf = (failure: Cause.UnknownException | Cause.TimeoutException): string => {
   if (Cause.isTimeoutException(failure)) return "timeout"
   const error = failure.error
+  // ioredis' own `commandTimeout` (the connections the store opens), a little after the store's limit
+  if (error instanceof Error && error.message === "Command timed out") return "timeout"
   if (error instanceof Error && error.name === "ReplyError") {
     const code = error.message.split(" ", 1)[0] ?? ""
     return replyCodes.has(code) ? code.toLowerCase() : "reply_error"
@@ -140,7 +142,7 @@ const makeClient = (url: Redacted.Redacted<string> | string, timeoutMillis: numb
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     autoResendUnfulfilledCommands: false,
-    commandTimeout: timeoutMillis,
+    commandTimeout: timeoutMillis + 50,
     connectTimeout: Math.max(timeoutMillis, 1_000),
     retryStrategy: (times) => Math.min(100 * times, 2_000)
   })

@@ -3,14 +3,14 @@
  * persistence (`--save '' --appendonly no`), stopped with the scope. Without `redis-server` on the PATH the
  * test file fails with one line saying how to install it (never a silent skip: CI checks the count).
  */
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
+import { Redis } from "ioredis"
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:net"
 import * as os from "node:os"
 import * as path from "node:path"
-import * as Effect from "effect/Effect"
-import type * as Scope from "effect/Scope"
-import { Redis } from "ioredis"
 
 const installHint = "redis-server is not installed: apt-get install redis-server"
 
@@ -41,8 +41,8 @@ const freePort = Effect.async<number>((resume) => {
   })
 })
 
-const waitReady = (child: ChildProcess) =>
-  Effect.async<void, Error>((resume) => {
+const waitReady = (child: ChildProcess): Effect.Effect<void, Error> =>
+  Effect.async((resume) => {
     let output = ""
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
@@ -55,8 +55,8 @@ const waitReady = (child: ChildProcess) =>
     child.once("exit", (code) => resume(Effect.fail(new Error(`redis-server exited with ${code}: ${output}`))))
   })
 
-const stop = (child: ChildProcess, signal: NodeJS.Signals) =>
-  Effect.async<void>((resume) => {
+const stop = (child: ChildProcess, signal: NodeJS.Signals): Effect.Effect<void> =>
+  Effect.async((resume) => {
     if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
     child.once("exit", () => resume(Effect.void))
     child.kill(signal)

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "@effect/vitest"
-import { RedisRuntimeAccessStore } from "@mainsequence/a2a-redis"
 import type { RuntimeAccessCache } from "@mainsequence/a2a"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
@@ -11,6 +10,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+import { RedisRuntimeAccessStore } from "../src/index.js"
 import { dump, requireRedisServer, startRedisServer } from "./redisServer.js"
 
 requireRedisServer()
@@ -203,7 +203,10 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
       )
       expect(exit).toEqual(Exit.fail(expect.objectContaining({ _tag: "RedisStoreOptionsError" })))
       const badKeys = ConfigProvider.fromMap(
-        new Map([["MAINSEQUENCE_A2A_REDIS_URL", redis.url], ["MAINSEQUENCE_A2A_REDIS_ENCRYPTION_KEYS", "n0-c0lon-secret"]])
+        new Map([["MAINSEQUENCE_A2A_REDIS_URL", redis.url], [
+          "MAINSEQUENCE_A2A_REDIS_ENCRYPTION_KEYS",
+          "n0-c0lon-secret"
+        ]])
       )
       const bad = yield* Effect.exit(Effect.withConfigProvider(RedisRuntimeAccessStore.config, badKeys))
       expect(Exit.isFailure(bad)).toBe(true)

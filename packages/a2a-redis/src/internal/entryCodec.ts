@@ -10,8 +10,8 @@
  */
 import type { RuntimeAccessCache } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
-import * as Encoding from "effect/Encoding"
 import * as Either from "effect/Either"
+import * as Encoding from "effect/Encoding"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -99,10 +99,10 @@ export const encrypted = (
   Effect.gen(function*() {
     const ids = new Set(keys.map((k) => k.id))
     if (ids.size !== keys.length) return yield* Effect.fail("two encryption keys have the same id")
-    const imported = new Map<string, CryptoKey>()
-    for (const key of keys) imported.set(key.id, yield* importKey(key))
     const writerId = keys[0].id
-    const writer = imported.get(writerId)!
+    const writer = yield* importKey(keys[0])
+    const imported = new Map<string, CryptoKey>([[writerId, writer]])
+    for (const key of keys.slice(1)) imported.set(key.id, yield* importKey(key))
     return {
       encode: (redisKey, access) =>
         Effect.promise(async () => {
