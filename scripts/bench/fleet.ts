@@ -26,20 +26,18 @@ interface FleetRun {
 }
 
 /**
- * The 4 processes, each over every session, started together at the wall-clock `startAt`; with `warmFirst`
- * the first process has sent once to every session before (the others wait for it).
+ * The 4 processes, each over every session, started together once all are ready; with `warmFirst` the first
+ * process has sent once to every session before (the others wait for it).
  */
 const runFleet = async (
   ctx: BenchContext,
-  args: Omit<FleetArgs, "rotate" | "startAt" | "warm" | "warmedFile">,
+  args: Omit<FleetArgs, "rotate" | "barrierDir" | "processes" | "warm">,
   warmFirst: boolean,
   timeoutMs: number
 ): Promise<{ readonly results: ReadonlyArray<FleetResult>; readonly resolves: Record<string, number> }> => {
   await admin.reset(ctx.server.baseUrl)
-  const dir = mkdtempSync(path.join(os.tmpdir(), "a2a-bench-fleet-"))
-  const warmedFile = path.join(dir, "warmed")
-  if (!warmFirst) writeFileSync(warmedFile, "")
-  const startAt = Date.now() + (ctx.short ? 2_000 : 4_000)
+  const barrierDir = mkdtempSync(path.join(os.tmpdir(), "a2a-bench-fleet-"))
+  if (!warmFirst) writeFileSync(path.join(barrierDir, "warm"), "")
   const results = await Promise.all(
     Array.from({ length: processes }, (_, i) =>
       runTask<FleetResult>(
@@ -47,13 +45,13 @@ const runFleet = async (
         {
           ...args,
           rotate: Math.floor((i * args.sessions.length) / processes),
-          startAt,
-          warm: warmFirst && i === 0,
-          warmedFile
+          barrierDir,
+          processes,
+          warm: warmFirst && i === 0
         } satisfies FleetArgs,
         { timeoutMs }
       ))
-  ).finally(() => rmSync(dir, { recursive: true, force: true }))
+  ).finally(() => rmSync(barrierDir, { recursive: true, force: true }))
   const stats = await admin.stats(ctx.server.baseUrl)
   return { results, resolves: stats.resolvesBySession }
 }
@@ -93,7 +91,7 @@ export const fleet = async (ctx: BenchContext): Promise<Section> => {
     }
     for (const store of ["memory", "redis"] as const) {
       ctx.log(`fleet: one process alone × ${sessionCount} sessions × ${passes} passes, ${store} store`)
-      const dir = mkdtempSync(path.join(os.tmpdir(), "a2a-bench-fleet-"))
+      const barrierDir = mkdtempSync(path.join(os.tmpdir(), "a2a-bench-fleet-"))
       const result = await runTask<FleetResult>(
         "fleet",
         {
@@ -103,12 +101,12 @@ export const fleet = async (ctx: BenchContext): Promise<Section> => {
           sessions,
           passes,
           rotate: 0,
-          startAt: 0,
-          warm: true,
-          warmedFile: path.join(dir, "warmed")
+          barrierDir,
+          processes: 1,
+          warm: true
         } satisfies FleetArgs,
         { timeoutMs }
-      ).finally(() => rmSync(dir, { recursive: true, force: true }))
+      ).finally(() => rmSync(barrierDir, { recursive: true, force: true }))
       alone[store] = summarize(result.cachedSendMs)
     }
 
@@ -185,7 +183,8 @@ export const fleet = async (ctx: BenchContext): Promise<Section> => {
         String(coldSequences)
       ]]),
       "",
-      `${processes} processes (one client each, Node layer) send to the same ` +
+      `${processes} processes (one client each, Node layer; they start together once all are built, within a ` +
+      `10 ms poll) send to the same ` +
       `${sessionCount.toLocaleString("en-US")} sessions of the minimal platform: the first process sends once to ` +
       `every session (warming them), then all ${processes} start together, one send at a time, each process ` +
       `starting a quarter further into the list, ${passes} passes; resolves counted by the backend over the whole ` +

@@ -1,12 +1,14 @@
 /**
  * Task (own process): one process of a fleet. Builds one client (Node layer) whose access cache is the Redis
- * store (`redisUrl`) or the in-memory one. The warming process (`warm`) sends once to every session and then
- * creates `warmedFile`; every process waits for that file and for the wall clock to reach `startAt` (so the
- * fleet's processes start together on warm sessions), then sends to every session in `sessions`, `passes`
+ * store (`redisUrl`) or the in-memory one, then marks itself ready in `barrierDir`. The warming process (`warm`)
+ * sends once to every session and then marks the sessions warm there; every process waits until all
+ * `processes` are ready and the sessions warm (so the fleet's processes start together, within a poll of
+ * 10 ms, on warm sessions), then sends to every session in `sessions`, `passes`
  * times, one at a time, starting at index `rotate` (so the processes do not walk the sessions in step). The
  * duration of every send after the first of those passes (the access cached in every process) is returned.
  */
-import { existsSync, writeFileSync } from "node:fs"
+import { existsSync, readdirSync, writeFileSync } from "node:fs"
+import * as path from "node:path"
 import { MESSAGE_TEXT } from "../sides/side.js"
 
 export interface FleetArgs {
@@ -17,11 +19,11 @@ export interface FleetArgs {
   readonly sessions: ReadonlyArray<string>
   readonly rotate: number
   readonly passes: number
-  /** `Date.now()` at which to start sending (once `warmedFile` exists). */
-  readonly startAt: number
-  /** Whether this process warms every session first. */
+  /** Where the processes of one run mark themselves ready (and the sessions warm). */
+  readonly barrierDir: string
+  readonly processes: number
+  /** Whether this process warms every session first (without a warming process the runner marks them warm). */
   readonly warm: boolean
-  readonly warmedFile: string
 }
 
 export interface FleetResult {
@@ -77,11 +79,13 @@ export const run = async (args: FleetArgs): Promise<FleetResult> => {
       sends++
     }
   }
+  writeFileSync(path.join(args.barrierDir, `ready-${process.pid}`), "")
   if (args.warm) {
     await pass(false)
-    writeFileSync(args.warmedFile, "")
+    writeFileSync(path.join(args.barrierDir, "warm"), "")
   }
-  while (!existsSync(args.warmedFile) || Date.now() < args.startAt) {
+  const ready = () => readdirSync(args.barrierDir).filter((name) => name.startsWith("ready-")).length
+  while (!existsSync(path.join(args.barrierDir, "warm")) || ready() < args.processes) {
     await new Promise((resolve) => setTimeout(resolve, 10))
   }
   for (let i = 0; i < args.passes; i++) await pass(i > 0)
