@@ -2,9 +2,11 @@ import { describe, expect, it } from "@effect/vitest"
 import type { RuntimeAccessCache } from "@mainsequence/a2a"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
+import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -211,6 +213,62 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
       const bad = yield* Effect.exit(Effect.withConfigProvider(RedisRuntimeAccessStore.config, badKeys))
       expect(Exit.isFailure(bad)).toBe(true)
       expect(JSON.stringify(bad)).not.toContain("n0-c0lon-secret")
+    }))
+
+  it.scopedLive("an outage is logged once, its end once, and the next outage again; each failure counted", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      const logs: Array<string> = []
+      const logger = Logger.make(({ logLevel, message }) => void logs.push(`${logLevel.label} ${String(message)}`))
+      const store = yield* RedisRuntimeAccessStore.make({
+        url: redis.url,
+        keyPrefix: prefix,
+        encryptionKeys: [keyA],
+        operationTimeout: Duration.millis(100)
+      })
+      const outage = Effect.gen(function*() {
+        yield* Effect.promise(() => redis.admin.client("PAUSE", 600, "ALL"))
+        for (let i = 0; i < 3; i++) expect(yield* store.get("k")).toEqual(Option.none())
+        yield* Effect.sleep(Duration.millis(700))
+        yield* store.get("k")
+      })
+      const before = yield* errorsOf("timeout")
+      yield* Effect.provide(Effect.zipRight(outage, outage), Logger.replace(Logger.defaultLogger, logger))
+      expect(yield* errorsOf("timeout")).toBe(before + 6)
+      expect(logs).toEqual([
+        "WARN Redis runtime-access store unavailable (timeout): reads are misses and writes are skipped until it answers",
+        "INFO Redis runtime-access store answers again",
+        "WARN Redis runtime-access store unavailable (timeout): reads are misses and writes are skipped until it answers",
+        "INFO Redis runtime-access store answers again"
+      ])
+    }))
+
+  it.scopedLive("the Redis client's own errors (wrong password) hold no password", () =>
+    Effect.gen(function*() {
+      const password = "the-r1ght-pa55"
+      const redis = yield* startRedisServer(["--requirepass", password], { password })
+      const wrong = "the-wr0ng-pa55"
+      const client = new Redis({
+        host: "127.0.0.1",
+        port: redis.port,
+        password: wrong,
+        enableOfflineQueue: false,
+        maxRetriesPerRequest: 0
+      })
+      const errors: Array<string> = []
+      client.on("error", (error: Error) => void errors.push(`${String(error)} ${error.stack ?? ""}`))
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.disconnect()))
+      const store = yield* RedisRuntimeAccessStore.make({ client, encryptionKeys: [keyA], keyPrefix: prefix })
+      yield* Effect.sleep(Duration.millis(300))
+      expect(yield* store.get("k")).toEqual(Option.none())
+      yield* store.set("k", yield* accessFor(60_000))
+      expect(errors.length).toBeGreaterThan(0)
+      expect(errors.join("\n")).toContain("WRONGPASS")
+      for (const error of errors) {
+        expect(error).not.toContain(wrong)
+        expect(error).not.toContain(password)
+      }
+      expect(yield* Effect.promise(() => redis.admin.dbsize())).toBe(0)
     }))
 
   it.scopedLive("its own connection closes with the scope; a client given to it is left open", () =>
