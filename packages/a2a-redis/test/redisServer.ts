@@ -32,7 +32,8 @@ export interface RedisServer {
   readonly kill: Effect.Effect<void>
 }
 
-const freePort = Effect.async<number>((resume) => {
+/** A port nothing listens on now (a server can be started on it later). */
+export const freePort = Effect.async<number>((resume) => {
   const server = createServer()
   server.listen(0, "127.0.0.1", () => {
     const address = server.address()
@@ -65,11 +66,11 @@ const stop = (child: ChildProcess, signal: NodeJS.Signals): Effect.Effect<void> 
 /** Starts a redis-server with `extra` arguments (e.g. `["--requirepass", "…"]`); stopped with the scope. */
 export const startRedisServer = (
   extra: ReadonlyArray<string> = [],
-  options: { readonly password?: string } = {}
+  options: { readonly password?: string; readonly port?: number } = {}
 ): Effect.Effect<RedisServer, Error, Scope.Scope> =>
   Effect.gen(function*() {
     requireRedisServer()
-    const port = yield* freePort
+    const port = options.port ?? (yield* freePort)
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(path.join(os.tmpdir(), "a2a-redis-test-"))),
       (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))

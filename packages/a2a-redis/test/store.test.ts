@@ -10,10 +10,11 @@ import * as Logger from "effect/Logger"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
 import { RedisRuntimeAccessStore } from "../src/index.js"
-import { dump, requireRedisServer, startRedisServer } from "./redisServer.js"
+import { dump, freePort, requireRedisServer, startRedisServer } from "./redisServer.js"
 
 requireRedisServer()
 
@@ -269,6 +270,27 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
         expect(error).not.toContain(password)
       }
       expect(yield* Effect.promise(() => redis.admin.dbsize())).toBe(0)
+    }))
+
+  it.scopedLive("a Redis that comes up after the program started is used once it answers", () =>
+    Effect.gen(function*() {
+      const port = yield* freePort
+      const store = yield* RedisRuntimeAccessStore.make({
+        url: `redis://127.0.0.1:${port}`,
+        keyPrefix: prefix,
+        encryptionKeys: [keyA]
+      })
+      yield* store.set("k", yield* accessFor(60_000))
+      expect(yield* store.get("k")).toEqual(Option.none())
+      const redis = yield* startRedisServer([], { port })
+      // the store reconnects in the background (at most 2 s between attempts)
+      const read = yield* store.set("k", yield* accessFor(60_000)).pipe(
+        Effect.zipRight(store.get("k")),
+        Effect.flatMap((read) => Option.isSome(read) ? Effect.succeed(read) : Effect.fail("not yet")),
+        Effect.retry({ schedule: Schedule.spaced(Duration.millis(200)), times: 25 })
+      )
+      expect(Option.map(read, (a) => Redacted.value(a.token))).toEqual(Option.some(token))
+      expect(yield* Effect.promise(() => redis.admin.exists(prefix + "k"))).toBe(1)
     }))
 
   it.scopedLive("its own connection closes with the scope; a client given to it is left open", () =>
