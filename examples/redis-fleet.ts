@@ -10,8 +10,8 @@
  */
 import { NodeRuntime } from "@effect/platform-node"
 import { A2AClient, A2AProtocol } from "@mainsequence/a2a"
-import * as A2ANode from "@mainsequence/a2a/node"
 import { RedisRuntimeAccessStore } from "@mainsequence/a2a-redis"
+import * as A2ANode from "@mainsequence/a2a/node"
 import { Console, Effect, Layer } from "effect"
 
 const [agentSessionUid = "", message = "What can you do?"] = process.argv.slice(2)

@@ -87,7 +87,8 @@ const importKey = (entry: EntryKey): Effect.Effect<CryptoKey, KeyProblem> => {
     return Effect.fail(`the key "${entry.id}" is not 32 bytes in base64 (e.g. \`openssl rand -base64 32\`)`)
   }
   return Effect.tryPromise({
-    try: () => globalThis.crypto.subtle.importKey("raw", bytes.right, "AES-GCM", false, ["encrypt", "decrypt"]),
+    try: () =>
+      globalThis.crypto.subtle.importKey("raw", Uint8Array.from(bytes.right), "AES-GCM", false, ["encrypt", "decrypt"]),
     catch: () => `the key "${entry.id}" was refused by WebCrypto`
   })
 }
@@ -127,9 +128,9 @@ export const encrypted = (
         }
         return Effect.tryPromise(() =>
           globalThis.crypto.subtle.decrypt(
-            { name: "AES-GCM", iv: iv.right, additionalData: associatedData(redisKey) },
+            { name: "AES-GCM", iv: Uint8Array.from(iv.right), additionalData: associatedData(redisKey) },
             key,
-            sealed.right
+            Uint8Array.from(sealed.right)
           )
         ).pipe(
           Effect.map((plain) => accessOf(textDecoder.decode(plain))),
