@@ -258,7 +258,10 @@ export const make = (
           if (ttl <= 0) return Effect.void
           return Effect.flatMap(
             codec.encode(prefix + key, access),
-            (value) => Effect.asVoid(command(() => client.set(prefix + key, value, "PX", ttl)))
+            Option.match({
+              onNone: () => Effect.void,
+              onSome: (value) => Effect.asVoid(command(() => client.set(prefix + key, value, "PX", ttl)))
+            })
           )
         }),
       remove: (key) => Effect.asVoid(command(() => client.del(prefix + key)))

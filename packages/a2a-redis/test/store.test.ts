@@ -244,6 +244,27 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
       ])
     }))
 
+  it.scopedLive("a paused Redis behind a client given to it: every command ends at the store's limit", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      // a client of the program's, with no command timeout of its own: only the store's limit bounds a command
+      const client = new Redis(redis.port, "127.0.0.1")
+      yield* Effect.addFinalizer(() => Effect.sync(() => client.disconnect()))
+      const store = yield* RedisRuntimeAccessStore.make({
+        client,
+        keyPrefix: prefix,
+        encryptionKeys: [keyA],
+        operationTimeout: Duration.millis(200)
+      })
+      yield* store.set("k", yield* accessFor(60_000))
+      yield* Effect.promise(() => redis.admin.client("PAUSE", 5_000, "ALL"))
+      for (const operation of [store.get("k"), store.set("k", yield* accessFor(60_000)), store.remove("k")]) {
+        const started = performance.now()
+        yield* operation
+        expect(performance.now() - started).toBeLessThan(1_500)
+      }
+    }))
+
   it.scopedLive("the Redis client's own errors (wrong password) hold no password", () =>
     Effect.gen(function*() {
       const password = "the-r1ght-pa55"

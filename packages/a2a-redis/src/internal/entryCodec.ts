@@ -23,7 +23,11 @@ export interface EntryKey {
 }
 
 export interface EntryCodec {
-  readonly encode: (redisKey: string, access: RuntimeAccessCache.CachedRuntimeAccess) => Effect.Effect<string>
+  /** The value to store; `None` if it cannot be made (the write is skipped). */
+  readonly encode: (
+    redisKey: string,
+    access: RuntimeAccessCache.CachedRuntimeAccess
+  ) => Effect.Effect<Option.Option<string>>
   readonly decode: (
     redisKey: string,
     raw: string
@@ -61,7 +65,7 @@ const encryptedPrefix = "msa1."
 
 /** The codec of clear entries: the token is in the value as it is. */
 export const clear: EntryCodec = {
-  encode: (_redisKey, access) => Effect.sync(() => clearPrefix + payloadOf(access)),
+  encode: (_redisKey, access) => Effect.sync(() => Option.some(clearPrefix + payloadOf(access))),
   decode: (_redisKey, raw) =>
     Effect.sync(() => raw.startsWith(clearPrefix) ? accessOf(raw.slice(clearPrefix.length)) : Option.none())
 }
@@ -106,7 +110,7 @@ export const encrypted = (
     for (const key of keys.slice(1)) imported.set(key.id, yield* importKey(key))
     return {
       encode: (redisKey, access) =>
-        Effect.promise(async () => {
+        Effect.option(Effect.tryPromise(async () => {
           const iv = globalThis.crypto.getRandomValues(new Uint8Array(12))
           const sealed = await globalThis.crypto.subtle.encrypt(
             { name: "AES-GCM", iv, additionalData: associatedData(redisKey) },
@@ -116,7 +120,7 @@ export const encrypted = (
           return `${encryptedPrefix}${writerId}.${Encoding.encodeBase64Url(iv)}.${
             Encoding.encodeBase64Url(new Uint8Array(sealed))
           }`
-        }),
+        })),
       decode: (redisKey, raw) => {
         const parts = raw.startsWith(encryptedPrefix) ? raw.slice(encryptedPrefix.length).split(".") : []
         const [id = "", ivText = "", sealedText = ""] = parts
