@@ -5,7 +5,7 @@
  *   pnpm bench                  full run (several minutes)
  *   pnpm bench --short          short mode: only checks that every benchmark runs (CI; < 30 s)
  *   BENCH_SHORT=1 pnpm bench    same
- *   pnpm bench --only=per-send,concurrency,connection-limit,cli,memory,memory-in-flight,allocation,sessions,simulated-time,profile
+ *   pnpm bench --only=per-send,concurrency,connection-limit,cli,memory,memory-in-flight,allocation,sessions,simulated-time,fleet,profile
  *   pnpm bench --profile        also CPU-profile our per-send path and summarise it
  *   pnpm bench --json=out.json  also write the raw numbers
  *   pnpm bench --svg=out.svg    write the chart there (a full run without --only writes docs/benchmarks.svg)
@@ -20,6 +20,7 @@ import { fileURLToPath } from "node:url"
 import { allocation } from "./allocation.js"
 import { cliColdStart } from "./cliColdStart.js"
 import { concurrency, connectionLimit } from "./concurrency.js"
+import { fleet } from "./fleet.js"
 import { inFlightMemory } from "./inFlightMemory.js"
 import { renderChart } from "./lib/chart.js"
 import { startServerChild } from "./lib/child.js"
@@ -71,6 +72,7 @@ const benches: ReadonlyArray<Bench> = [
   { id: "allocation", run: allocation },
   { id: "sessions", run: sessions },
   { id: "simulated-time", run: simulatedTime },
+  { id: "fleet", run: fleet },
   { id: "profile", run: profileBench }
 ]
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url"
 import ts from "typescript"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
-const packages = ["a2a", "a2a-testing", "cli"]
+const packages = ["a2a", "a2a-testing", "a2a-redis", "cli"]
 
 const sourceFiles = (dir: string): Array<string> =>
   readdirSync(dir).flatMap((name) => {

@@ -8,7 +8,8 @@
  *    peers from the registry.
  * 3. Type-check and compile the project's user code (`project/*.ts`) against the installed declarations,
  *    then run: an Effect program against the reference platform, a user `@effect/vitest` test on the
- *    simulated clock, the installed `mainsequence` CLI, and the Promise entry point.
+ *    simulated clock, the installed `mainsequence` CLI, the Promise entry point, and the Redis store (loaded and
+ *    run with no Redis: it needs none to load).
  *
  * `node scripts/dist/smoke/main.js [--keep]` (`--keep` leaves the temp dir for inspection).
  */
@@ -21,7 +22,7 @@ import { fileURLToPath } from "node:url"
 
 const root = fileURLToPath(new URL("../../../", import.meta.url))
 const fixtures = path.join(root, "scripts", "smoke", "project")
-const packages = ["a2a", "a2a-testing", "cli"] as const
+const packages = ["a2a", "a2a-testing", "a2a-redis", "cli"] as const
 const peers = [
   "effect@3.22.4",
   "@effect/platform@0.97.2",
@@ -254,6 +255,10 @@ const main = async () => {
       readySession,
       outdatedSession
     ], { cwd: project, env })).stdout.trim())
+
+    console.log((await check("(5) @mainsequence/a2a-redis loads and runs with no Redis", process.execPath, [
+      "out/redis.js"
+    ], { cwd: project })).stdout.trim())
 
     console.log(`smoke: ok in ${((performance.now() - started) / 1000).toFixed(0)} s`)
   } finally {
