@@ -195,10 +195,8 @@ export const findTask = (state: PlatformState, sessionUid: string, taskId: strin
 }
 
 /**
- * Takes a follow-up turn (`message.taskId`). A terminal Task refuses it, as
- * the official server does; an interrupted Task records the question it
- * asked and the answer, and starts a new round of work; a Task still
- * submitted or working only records the turn.
+ * Takes a follow-up turn (`message.taskId`): a terminal Task refuses it (as the official server does), an
+ * interrupted one records its question and the answer and starts a new round of work, another records the turn.
  *
  * @internal
  */
