@@ -10,12 +10,7 @@ import * as TestClock from "effect/TestClock"
 import { A2AInputError } from "../src/A2AError.js"
 import { withinBudget } from "../src/internal/budget.js"
 import { type Call, makeCall } from "../src/internal/callContext.js"
-import {
-  type ConnectPhase,
-  currentConnectPhase,
-  noConnectPhase,
-  PhaseAwareTypeId
-} from "../src/internal/connectTimeout.js"
+import { currentConnectPhase, noConnectPhase } from "../src/internal/connectTimeout.js"
 import { exchange, type ResponseTooLarge } from "../src/internal/exchange.js"
 import type * as Timeout from "../src/Timeout.js"
 import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
@@ -162,17 +157,7 @@ describe("exchange: the connect phase handed to the HTTP layer", () => {
       const generic = HttpClient.make((request) =>
         Effect.as(seen("generic, head", log), jsonResponse(request, 200, { ok: true }))
       )
-      const handed: Array<string> = []
-      const direct = Object.assign(
-        HttpClient.make(() => Effect.die("the direct way in is taken, not execute")),
-        {
-          [PhaseAwareTypeId]: (request: HttpClientRequest.HttpClientRequest, phase: ConnectPhase) => {
-            handed.push(phase === noConnectPhase ? "none" : "exchange")
-            return Effect.as(seen("direct, head", log), jsonResponse(request, 200, { ok: true }))
-          }
-        }
-      )
-      for (const client of [generic, direct]) {
+      for (const client of [generic]) {
         yield* exchange(
           client,
           call,
@@ -184,14 +169,11 @@ describe("exchange: the connect phase handed to the HTTP layer", () => {
       }
       expect(log.map(([label, phase]) => [label, phase])).toEqual([
         ["generic, head", "exchange"],
-        ["after", "none"],
-        ["direct, head", "none"],
         ["after", "none"]
       ])
       // The platform's own span is off for the generic client's head only; the ref is the same one after.
       expect(log[0]?.[2](request)).toBe(true)
-      expect(log.slice(1).map(([, , disabledWhen]) => disabledWhen === before)).toEqual([true, true, true])
-      expect(handed).toEqual(["exchange"])
+      expect(log.slice(1).map(([, , disabledWhen]) => disabledWhen === before)).toEqual([true])
     }))
 })
 

@@ -14,8 +14,6 @@ import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { makeAlarmsByClock } from "./alarms.js"
 import * as backendClient from "./backendClient.js"
 import { type ClientEnv, makeSessionRegistry } from "./callContext.js"
-import { isPhaseAware } from "./connectTimeout.js"
-import { neverSuspends } from "./neverSuspends.js"
 import { sha256Hex } from "./sha256.js"
 
 /**
@@ -101,7 +99,7 @@ export const makeClientEnv = (
       sessions: makeSessionRegistry(),
       resolutions,
       alarms,
-      waitsHandTheirAbort: isPhaseAware(client) && neverSuspends(cache),
+      waitsHandTheirAbort: false,
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
         const known = cacheKeys.get(agentSessionUid)

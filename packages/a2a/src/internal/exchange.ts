@@ -18,20 +18,15 @@ import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import * as Stream from "effect/Stream"
 import type * as Tracer from "effect/Tracer"
 import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
 import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
-import {
-  type ConnectPhase,
-  currentConnectPhase,
-  isPhaseAware,
-  noConnectPhase,
-  PhaseAwareTypeId
-} from "./connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase, noConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
-import { concat, forEachChunk } from "./responseChunks.js"
+import { concat } from "./responseChunks.js"
 import { spanned, untraced, untracedTraceContext } from "./spanned.js"
 
 const utf8 = new TextDecoder()
@@ -255,6 +250,8 @@ class Exchange<TooLarge> implements ConnectPhase {
     return Option.fromNullable(this.call.budget.connect)
   }
 
+  onQueued(): void {}
+
   onConnected(): void {
     if (this.timed && !this.headArrived) this.readFromNow()
   }
@@ -304,8 +301,6 @@ class Exchange<TooLarge> implements ConnectPhase {
   }
   // Built when it runs: the frame waiting for the head keeps no effect of it alive.
   private execute(): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError> {
-    // The Node layer's client takes this exchange as its connect phase, and makes no span of its own.
-    if (isPhaseAware(this.client)) return this.client[PhaseAwareTypeId](this.request, this)
     // Any other client sees the phase in a fiber ref. The platform's own client span would end holding the
     // raw request and response (headers with the bearer token, unredacted once serialised outside a fiber):
     // off during this exchange, whose own span is propagated instead. Both refs are set back when the head
@@ -350,7 +345,7 @@ class Exchange<TooLarge> implements ConnectPhase {
       return Effect.zipRight(this.leave(), this.failed(tooLarge(declared), step))
     }
     const progress = this.timed ? Effect.sync(() => this.readFromNow()) : Effect.void
-    const read = forEachChunk(response, (bytes) => {
+    const read = Stream.runForEach(response.stream, (bytes) => {
       this.size += bytes.byteLength
       if (this.size > maxResponseBytes) return Effect.fail(tooLarge(undefined))
       this.chunks.push(bytes)
