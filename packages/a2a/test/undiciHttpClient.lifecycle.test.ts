@@ -227,13 +227,19 @@ describe("the Node HttpClient's body failures and interruptions (undici played b
       yield* waitSuspended(reading)
       yield* Fiber.interrupt(reading)
       expect(controller.calls).toEqual(["abort: The request was aborted"])
-      const whole = yield* answered
-      const text = yield* Effect.fork(whole.response.text)
-      whole.handler.onResponseData?.(whole.controller, Buffer.from("all "))
-      whole.handler.onResponseData?.(whole.controller, Buffer.from("of it"))
-      whole.handler.onResponseEnd?.(whole.controller, {})
-      expect(yield* Fiber.join(text)).toBe("all of it")
-      expect(whole.controller.calls).toEqual([])
+      for (const read of ["text", "stream"] as const) {
+        const whole = yield* answered
+        const body = yield* Effect.fork(
+          read === "text"
+            ? whole.response.text
+            : Effect.map(Stream.runCollect(Stream.decodeText(whole.response.stream)), Chunk.join(""))
+        )
+        whole.handler.onResponseData?.(whole.controller, Buffer.from("all "))
+        whole.handler.onResponseData?.(whole.controller, Buffer.from("of it"))
+        whole.handler.onResponseEnd?.(whole.controller, {})
+        expect(yield* Fiber.join(body)).toBe("all of it")
+        expect(whole.controller.calls).toEqual([])
+      }
     }))
 
   it.scoped("a dispatcher that throws: a Transport RequestError with its error", () =>

@@ -60,7 +60,7 @@ class RequestHandler implements Undici.Dispatcher.DispatchHandler {
     if (this.ended) return
     // Undici hands the controller over only when it starts the request: a queued request is aborted then.
     if (this.controller === undefined) this.abortRequested = true
-    else if (!this.controller.aborted) this.controller.abort(aborted())
+    else this.controller.abort(aborted())
   }
 
   onRequestStart(controller: Undici.Dispatcher.DispatchController): void {
@@ -316,7 +316,6 @@ const dispatch = (
           bodyTimeout: 0
         }, handler)
       } catch (cause) {
-        handler.onHead = undefined
         resume(Effect.fail(transportError(request, cause)))
       }
       return Effect.sync(() => handler.abort())
