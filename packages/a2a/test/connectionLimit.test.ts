@@ -174,7 +174,9 @@ const clientOn = (url: string, maxConnectionsPerOrigin?: number) =>
   )
 
 describe("SPEC §11: concurrent calls never wait behind other calls' answers, by default (real sockets)", () => {
-  it.scopedLive("200 concurrent sends to one session answered after 1 s all finish within 1 s and a small margin", () =>
+  // A send that waited for another's connection would end at least two answers' time after the start; the
+  // margin below that is for the 200 calls' own start on a loaded machine (about 1 s at a load of 11 on 2 cores).
+  it.scopedLive("200 concurrent sends to one session answered after 3 s all finish within 3 s and a margin, all at the runtime at once", () =>
     Effect.gen(function*() {
       const server = yield* platform
       const a2a = yield* clientOn(server.url)
@@ -182,16 +184,15 @@ describe("SPEC §11: concurrent calls never wait behind other calls' answers, by
       yield* a2a.sendA2AMessage(session, { message: "warm" })
       const started = Date.now()
       const answers = yield* Effect.forEach(
-        Array.from({ length: 200 }, () => "hold:1000"),
+        Array.from({ length: 200 }, () => "hold:3000"),
         (message) => a2a.sendA2AMessage(session, { message }),
         { concurrency: "unbounded" }
       )
       const elapsed = Date.now() - started
       expect(answers.every((answer) => answer.role === "ROLE_AGENT")).toBe(true)
-      // every send was at the runtime before the first answer: none waited for another's connection
       expect(server.inFlight.peak).toBe(200)
-      expect(elapsed).toBeGreaterThanOrEqual(1000)
-      expect(elapsed).toBeLessThan(1800)
+      expect(elapsed).toBeGreaterThanOrEqual(3000)
+      expect(elapsed).toBeLessThan(6000)
     }))
 })
 
