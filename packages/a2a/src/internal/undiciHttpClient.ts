@@ -326,13 +326,7 @@ const dispatch = (
   })
 
 /**
- * An `HttpClient` on undici. The call's connect limit (`currentConnectPhase`), if any, becomes undici's
- * connect timeout, with one dispatcher per limit so connections are reused across calls with the same limit;
- * each of those is made with `agentOptions` (e.g. `connections`, a per-origin connection limit), like `base`.
- * With a proxy for a request's scheme, it goes through undici's `EnvHttpProxyAgent` (which applies
- * `noProxy`); an https target with no https proxy goes direct, as with curl (undici would send it to the
- * http proxy).
- *
+ * The client on `base`; a connect limit or a proxy gets a dispatcher of its own made with `agentOptions`.
  * @internal
  */
 export const make = (
@@ -347,6 +341,7 @@ export const make = (
         discard: true
       })
     )
+    // An https target with no https proxy goes direct, as with curl (undici would send it to the http proxy).
     const proxied = !isDirect(proxies)
     const proxyFor = (url: URL): Option.Option<Redacted.Redacted<string>> =>
       url.protocol === "https:" ? proxies.https : url.protocol === "http:" ? proxies.http : Option.none()
