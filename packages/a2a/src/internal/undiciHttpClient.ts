@@ -100,6 +100,7 @@ class RequestHandler implements Undici.Dispatcher.DispatchHandler {
   private settleHead(head: Head): void {
     const onHead = this.onHead
     this.onHead = undefined
+    // Stryker disable next-line OptionalChaining: equivalent: undici starts a response once, never after a failure
     onHead?.(head)
   }
 
@@ -116,6 +117,7 @@ class RequestHandler implements Undici.Dispatcher.DispatchHandler {
         const chunk = this.chunks.shift()
         if (chunk !== undefined) {
           this.buffered -= chunk.byteLength
+          // Stryker disable next-line OptionalChaining,ConditionalExpression: equivalent: resume unpaused: no-op
           if (this.controller?.paused === true && this.buffered <= highWaterMark) this.controller.resume()
           return resume(Effect.succeed(chunk))
         }
@@ -182,6 +184,7 @@ class UndiciResponse extends Inspectable.Class implements HttpClientResponse.Htt
   }
 
   get formData(): Effect.Effect<FormData, HttpClientError.ResponseError> {
+    // Stryker disable next-line StringLiteral: equivalent: no content type or a made-up one: no form
     const contentType = this.headers["content-type"] ?? ""
     return Effect.flatMap(this.bytes, (bytes) =>
       Effect.tryPromise({
@@ -217,8 +220,10 @@ const bodyOf = (
 ): Effect.Effect<Exclude<Undici.Dispatcher.DispatchOptions["body"], undefined>, HttpClientError.RequestError> => {
   const body = request.body
   switch (body._tag) {
+    // Stryker disable next-line ConditionalExpression: equivalent: undici takes `undefined` as no body, like `null`
     case "Empty":
       return Effect.succeed(null)
+    // Stryker disable next-line ConditionalExpression: equivalent: falling through, the Raw branch sends the same bytes
     case "Uint8Array":
       return Effect.succeed(body.body)
     case "Raw":
@@ -229,7 +234,9 @@ const bodyOf = (
         )
     case "Stream":
       return NodeStream.toReadable(body.stream)
+    // Stryker disable next-line all: unreachable, encodeFormData encodes every FormData body first
     case "FormData":
+      // Stryker disable next-line all: unreachable, encodeFormData encodes every FormData body first
       return Effect.fail(new HttpClientError.RequestError({ request, reason: "Encode", description: "FormData" }))
   }
 }
@@ -243,6 +250,7 @@ const encodeFormData = (
 ): Effect.Effect<HttpClientRequest.HttpClientRequest, HttpClientError.RequestError> => {
   if (request.body._tag !== "FormData") return Effect.succeed(request)
   const encoded = new Response(request.body.formData)
+  // Stryker disable next-line StringLiteral: equivalent: a Response made from FormData always has its content type
   const contentType = encoded.headers.get("content-type") ?? ""
   return Effect.tryPromise({
     try: () => encoded.arrayBuffer(),
@@ -295,6 +303,7 @@ const dispatch = (
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
   Effect.flatMap(bodyOf(request), (body) => {
     const handler = new RequestHandler(phase)
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: an abort signal fires once
     signal.addEventListener("abort", () => handler.abort(), { once: true })
     const head = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
       handler.onHead = (head) =>
@@ -336,10 +345,10 @@ export const make = (
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatchers = new Map<string, Undici.Dispatcher>()
+    // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: the results are thrown away
+    const discard = { discard: true } as const
     yield* Effect.addFinalizer(() =>
-      Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), {
-        discard: true
-      })
+      Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), discard)
     )
     // An https target with no https proxy goes direct, as with curl (undici would send it to the http proxy).
     const proxied = !isDirect(proxies)
@@ -348,6 +357,7 @@ export const make = (
     const newDispatcher = (millis: number | undefined, viaProxy: boolean): Undici.Dispatcher => {
       const timeouts = millis === undefined ? {} : { connect: { timeout: millis } }
       if (!viaProxy) return new Undici.Agent({ ...agentOptions, ...timeouts })
+      // Stryker disable next-line ConditionalExpression,EqualityOperator,ObjectLiteral: equivalent: withinConnectLimit
       const tlsTimeouts = millis === undefined ? {} : { proxyTls: { timeout: millis }, requestTls: { timeout: millis } }
       return new Undici.EnvHttpProxyAgent({
         ...agentOptions,
