@@ -31,9 +31,8 @@ interface Scenario {
   readonly role?: "cold-callers" | "burst"
 }
 
-/** The SDK's default per-origin connection limit (the floor's pool gets the same), when the SDK is built. */
-const sdkDefaultLimit = async (ctx: BenchContext): Promise<number | undefined> =>
-  ctx.sdkAvailable ? (await import("@mainsequence/a2a/node")).defaultMaxConnectionsPerOrigin : undefined
+/** The SDK's default per-origin connection limit: none (the floor's pool gets the same). */
+const sdkDefaultLimit: number | undefined = undefined
 
 const runScenario = (ctx: BenchContext, scenario: Scenario, defaults: {
   readonly sends: number
@@ -71,7 +70,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
   const many = ctx.short ? 10 : 100
   const coldDelayMs = ctx.short ? 50 : 200
   const retryAfterMs = ctx.short ? 100 : 250
-  const limit = await sdkDefaultLimit(ctx)
+  const limit = sdkDefaultLimit
   const limitLabel = limit === undefined ? "no limit" : `limit ${limit}`
   // Raw undici to ready sessions whose access is known (no resolve), through a pool with the SDK's limit.
   const accessKnown = (

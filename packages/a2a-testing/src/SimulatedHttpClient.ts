@@ -8,8 +8,7 @@
  * request (a timeout) interrupts the simulated work; interrupting the body
  * read stops the body stream. A dropped connection, or a host that is not the
  * platform's, fails with a transport `RequestError`. A body that is all there
- * at once is also offered whole (`ChunkSource` of `@mainsequence/a2a`), which
- * the SDK reads without running its stream.
+ * at once is handed over whole, as one chunk of its stream or as bytes.
  *
  * With the platform's tracing on for a request, the request gets
  * `@effect/platform`'s `http.client` span, as through `HttpClient.make`. The

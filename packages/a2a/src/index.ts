@@ -19,10 +19,6 @@ export * as A2AProtocol from "./A2AProtocol.js"
  */
 export * as Attachment from "./Attachment.js"
 /**
- * @since 0.2.0
- */
-export * as ChunkSource from "./ChunkSource.js"
-/**
  * @since 0.1.0
  */
 export * as RuntimeAccess from "./RuntimeAccess.js"

@@ -60,31 +60,20 @@ export interface HttpClientOptions {
    */
   readonly noProxy?: string | undefined
   /**
-   * The most connections open at once to one origin (scheme, host and port: the backend is one, each
-   * runtime's `rpc_url` another); default {@link defaultMaxConnectionsPerOrigin}. A request beyond it waits
-   * in the pool for a connection to come free, inside its call's budget (see {@link layerHttpClient}).
-   * A positive integer.
+   * A bound on the connections open at once to one origin (scheme, host and port: the backend is one, each
+   * runtime's `rpc_url` another). Default: none, so concurrent calls never wait for a connection behind
+   * other calls' answers (each request in flight has a connection of its own, as with other A2A clients).
+   * With a bound, a request beyond it waits in the pool for a connection to come free, inside its call's
+   * budget (see {@link layerHttpClient}). A positive integer.
    */
   readonly maxConnectionsPerOrigin?: number | undefined
 }
 
-/**
- * The default per-origin connection limit of the Node layer: 64. Chosen by measurement (docs/BENCHMARKS.md,
- * "Connection limit"): a burst of 5,000 concurrent sends to 100 sessions at limits 16 to 256 and without one.
- * Without a limit the burst opened 5,000 sockets, and raw undici needed twice the heap (+61 MiB against
- * +29 MiB) and twice the time; from 16 to 256 the heap is flat, and 64 was the fastest for both raw undici and
- * the SDK on a loopback server, with a quarter of 256's sockets. A server across a network, where each
- * request holds its connection for a round trip, may want more.
- *
- * @since 0.2.0
- * @category constants
- */
-export const defaultMaxConnectionsPerOrigin = 64
-
-const validConnections = (options: HttpClientOptions): Effect.Effect<number> => {
-  const value = options.maxConnectionsPerOrigin ?? defaultMaxConnectionsPerOrigin
+const validConnections = (options: HttpClientOptions): Effect.Effect<Undici.Agent.Options> => {
+  const value = options.maxConnectionsPerOrigin
+  if (value === undefined) return Effect.succeed({})
   return Number.isSafeInteger(value) && value > 0
-    ? Effect.succeed(value)
+    ? Effect.succeed({ connections: value })
     : Effect.die(
       new A2AError.A2AInputError({
         field: "maxConnectionsPerOrigin",
@@ -158,22 +147,22 @@ const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySet
  * An undici `HttpClient` that applies the call's connect limit as undici's connect timeout, and tells the
  * call when each request has connected and is on its way (so `read` bounds the response head from then
  * on). Dispatchers are kept per connect value, so connections are reused across calls with the same limit.
- * It traces a request with a client span (and propagates its trace context) only while tracing is on for it.
+ * It is built with `HttpClient.make`: a request gets the platform's client span (and trace propagation)
+ * while tracing is on for it, and a response dropped unread has its request aborted.
  * Requests go through the proxy that `options.proxy` chooses (default: from the environment, see
  * {@link ProxyOption}); a proxy URL that is not valid fails the layer with a `ConfigError`.
  *
- * It keeps at most `maxConnectionsPerOrigin` connections open to one origin, per pool: calls with a
- * total-only budget share one, calls with `[connect, read]` one per `connect` value (a program whose calls
- * share one budget shape, such as the default `[5, 900]`, has one pool). A request beyond
- * that waits in undici's pool for a connection to come free. The wait is part of its call: with a
- * `[connect, read]` budget, undici's connect timeout (`connect`) bounds only the handshake of a new
- * connection, from when the pool opens it, never the time spent queued; `read` starts when the request is
- * written on its connection; the wait itself counts against the call's total (before the request is
- * written its response head is due within connect + read of the exchange's start, which is never later
- * than the total). With a total-only budget the wait counts against the total alone. A call that runs out
- * of budget while queued ends at once with `A2ATimeoutError` (`limit: "total"`; `messageMayHaveBeenSent:
- * true`, as for any send handed to the client, though the request was never written): its request stays in
- * undici's queue until a connection comes free and is then dropped unwritten (undici closes that connection).
+ * By default it opens a connection for each request in flight that finds none free (undici's pool with no
+ * per-origin limit), so concurrent calls never wait behind other calls' answers. With
+ * `maxConnectionsPerOrigin`, it keeps at most that many connections open to one origin, per pool: calls with
+ * a total-only budget share one, calls with `[connect, read]` one per `connect` value (a program whose calls
+ * share one budget shape, such as the default `[5, 900]`, has one pool). A request beyond the bound waits in
+ * undici's pool for a connection to come free. The wait is part of its call: with a `[connect, read]`
+ * budget, undici's connect timeout (`connect`) bounds only the handshake of a new connection, from when the
+ * pool opens it, never the time spent queued; `read` starts when the request is written on its connection;
+ * the wait itself counts against the call's total. A call whose budget ends while its request is queued
+ * ends with `A2ATimeoutError` (`messageMayHaveBeenSent: false`: nothing of it was written), and its request
+ * is never written: undici drops it when a connection comes free for it (and closes that connection).
  * An invalid `maxConnectionsPerOrigin` (not a positive integer) is a defect (`A2AInputError`) when the
  * layer is built.
  *
@@ -186,7 +175,7 @@ const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySet
  * export const throughProxy = A2ANode.layerHttpClient({ proxy: "http://proxy.example:3128", noProxy: ".example" })
  * // direct, whatever the environment says
  * export const direct = A2ANode.layerHttpClient({ proxy: "none" })
- * // at most 8 connections to the backend and to each runtime
+ * // at most 8 connections to the backend and to each runtime (default: no bound)
  * export const fewConnections = A2ANode.layerHttpClient({ maxConnectionsPerOrigin: 8 })
  *
  * @since 0.1.0
@@ -199,12 +188,12 @@ export const layerHttpClient = (
     HttpClient.HttpClient,
     Effect.gen(function*() {
       const proxies = yield* proxySettings(options)
-      const connections = yield* validConnections(options)
+      const agentOptions = yield* validConnections(options)
       const base = yield* Effect.acquireRelease(
-        Effect.sync(() => new Undici.Agent({ connections })),
+        Effect.sync(() => new Undici.Agent(agentOptions)),
         (dispatcher) => Effect.promise(() => dispatcher.destroy())
       )
-      return yield* UndiciHttpClient.make(base, proxies, { connections })
+      return yield* UndiciHttpClient.make(base, proxies, agentOptions)
     })
   )
 
@@ -231,7 +220,8 @@ export interface LayerOptions extends A2AClient.A2AClientOptions, HttpClientOpti
  * cache and the connection pool live as long as the layer, so providing it around each call starts cold.
  *
  * `proxy` and `noProxy` choose the proxy (see {@link HttpClientOptions}; default: from the environment);
- * `maxConnectionsPerOrigin` bounds the connections to each origin (see {@link layerHttpClient}).
+ * `maxConnectionsPerOrigin` bounds the connections to each origin (default: no bound; see
+ * {@link layerHttpClient}).
  *
  * @example
  * import * as A2ANode from "@mainsequence/a2a/node"
@@ -261,7 +251,7 @@ export const layer = (
 /**
  * {@link layer} with the options from the environment (see `A2AClient.config`); it also provides the Node
  * `FileSystem`. Provide it once, around the whole program, not around each call. `options` choose the proxy (default:
- * from the environment; `A2ANode.layerConfig(undefined, { proxy: "none" })` goes direct) and the connection limit.
+ * from the environment; `A2ANode.layerConfig(undefined, { proxy: "none" })` goes direct) and a connection bound.
  *
  * @example
  * import { A2AClient } from "@mainsequence/a2a"

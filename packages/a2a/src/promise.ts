@@ -63,8 +63,9 @@ export interface MakeA2AClientOptions {
   /** The largest answer the client reads, in bytes (default 64 MiB). */
   readonly maxResponseBytes?: number | undefined
   /**
-   * The most connections open at once to one origin (default `A2ANode.defaultMaxConnectionsPerOrigin`, 64);
-   * a send beyond it waits for a connection inside its own budget (see `A2ANode.layerHttpClient`).
+   * A bound on the connections open at once to one origin (default: none, so concurrent sends never wait
+   * behind other sends' answers); with one, a send beyond it waits for a connection inside its own budget
+   * (see `A2ANode.layerHttpClient`).
    *
    * @since 0.2.0
    */

@@ -72,12 +72,12 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       })
     }))
 
-  it.scopedLive("handed its phase directly or, wrapped by the user, through the fiber: read counts from the connection", () =>
+  it.scopedLive("the Node client, wrapped by the user or not, sees the connect phase: read counts from the connection", () =>
     Effect.gen(function*() {
       const stalled = stalledSession("b")
       const { url } = yield* serveReferencePlatform({ port: 0, sessions: [stalled] })
       const options = { backendUrl: url, accessToken: demoUserAccessToken }
-      // A client the user wraps is a new one, without the Node client's direct way in.
+      // A client the user wraps is a new one: the phase reaches the Node client under it all the same.
       const wrapped = Layer.effect(
         HttpClient.HttpClient,
         Effect.map(HttpClient.HttpClient, HttpClient.mapRequest(identity))
@@ -98,7 +98,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
           name,
           error: { _tag: "A2ATimeoutError", limit: "read", seconds: 0.4, step: "send-message" }
         })
-        // The exchanges' own spans only: the Node client makes none of its own for them either way.
+        // The exchanges' own spans only: the platform's span is off for their requests either way.
         const http = spans.filter((span) => span.kind === "client" && span.name !== "SendMessage")
         expect({ name, http: http.map((span) => `${span.name} ${span.attributes.get("a2a.client.step")}`) }).toEqual({
           name,

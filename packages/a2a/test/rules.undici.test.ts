@@ -13,7 +13,8 @@ import { serve } from "./recordingServer.js"
 
 // The Node layer's own HttpClient (`Node.layerHttpClient()`) over real sockets on 127.0.0.1: every request
 // body kind reaches the server as the exact bytes, a body larger than its buffer is read whole (undici
-// paused and resumed), a reader that stops ends the exchange, and a client span only while tracing is on.
+// paused and resumed), a reader that stops ends the exchange, and the platform's client span only while
+// tracing is on for the request.
 
 const ok = (_req: Http.IncomingMessage, res: Http.ServerResponse) => res.end("ok")
 
@@ -142,22 +143,30 @@ describe("rules: the Node HttpClient's response bodies (real sockets)", () => {
 })
 
 describe("rules: the Node HttpClient's client span (real sockets)", () => {
-  it.scopedLive("with tracing on: a client span with method, address, URL, path and status; its traceparent sent", () =>
+  it.scopedLive("with tracing on: the platform's client span (method, URL, status; credentials redacted), its traceparent sent", () =>
     Effect.gen(function*() {
       const { seen, url } = yield* serve(ok)
       const http = yield* HttpClient.HttpClient
       const { spans, tracer } = yield* recordSpans
-      yield* Effect.flatMap(http.get(`${url}/traced?x=1`), (r) => r.text).pipe(Effect.withTracer(tracer))
+      const token = "a-bearer-token-never-in-a-span"
+      yield* Effect.flatMap(
+        http.execute(HttpClientRequest.get(`${url}/traced?x=1`).pipe(HttpClientRequest.bearerToken(token))),
+        (r) => r.text
+      ).pipe(Effect.withTracer(tracer))
       const [span, ...more] = spans
       expect(more).toEqual([])
       expect(span?.kind).toBe("client")
-      expect(Object.fromEntries(span?.attributes ?? [])).toEqual({
+      expect(span?.name).toBe("http.client GET")
+      const attributes = Object.fromEntries(span?.attributes ?? [])
+      expect(attributes).toMatchObject({
         "http.request.method": "GET",
         "server.address": url,
         "url.full": `${url}/traced?x=1`,
         "url.path": "/traced",
         "http.response.status_code": 200
       })
+      expect(JSON.stringify(attributes)).not.toContain(token)
+      expect(seen[0]?.headers["authorization"]).toBe(`Bearer ${token}`)
       expect(seen[0]?.headers["traceparent"]).toBe(`00-${span?.traceId}-${span?.spanId}-01`)
     }).pipe(Effect.provide(Node.layerHttpClient())))
 

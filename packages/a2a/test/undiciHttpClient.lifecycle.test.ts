@@ -1,7 +1,8 @@
-// The Node layer's HttpClient (`internal/undiciHttpClient.ts`): what happens to an exchange around its body.
-// - Back-pressure at its exact thresholds: undici driven by hand (the handler undici would call, with a
-//   controller that behaves as undici's: `resume` only acts when paused, `abort` once), since over a socket
-//   the size of each chunk is the kernel's choice.
+// The Node layer's HttpClient (`internal/undiciHttpClient.ts`): what happens to a request around its body.
+// - Undici driven by hand (the handler undici would call, with a controller that behaves as undici's:
+//   `resume` only acts when paused, `abort` once), since over a socket the size of each chunk and the moment
+//   a request starts are undici's choice: back-pressure at its exact thresholds, the connect phase reported
+//   (queued when dispatched, connected when undici starts the request), aborts of interrupted waits.
 // - Over real sockets on 127.0.0.1 (`Node.layerHttpClient`): a request interrupted while it waits for a
 //   connection is never sent, a response dropped unread is aborted once it is garbage collected, and the
 //   response's other readers (`formData` of a body that is none, `cookies`, `remoteAddress`, `toJSON`, a
@@ -10,16 +11,16 @@ import * as Undici from "@effect/platform-node/Undici"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
-import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
-import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Stream from "effect/Stream"
 import * as FsSync from "node:fs"
 import * as Fs from "node:fs/promises"
 import * as Http from "node:http"
@@ -28,15 +29,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import * as V8 from "node:v8"
 import * as Vm from "node:vm"
-import * as ChunkSource from "../src/ChunkSource.js"
-import { PhaseDeadline } from "../src/internal/callContext.js"
-import {
-  type ConnectPhase,
-  currentConnectPhase,
-  isPhaseAware,
-  noConnectPhase,
-  PhaseAwareTypeId
-} from "../src/internal/connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase } from "../src/internal/connectTimeout.js"
 import { direct, ProxyRefused } from "../src/internal/proxy.js"
 import * as UndiciHttpClient from "../src/internal/undiciHttpClient.js"
 import * as Node from "../src/node.js"
@@ -94,7 +87,21 @@ const waitSuspended = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
 
 const bytes = (size: number) => Buffer.alloc(size, 1)
 
-/** A request on `byHand`'s dispatcher answered with a head; the response and its undici side. */
+/** A phase that records what the client reports of the connect phase. */
+const recordingPhase = (limit: Option.Option<Duration.Duration> = Option.none()) => {
+  const reported: Array<string> = []
+  const phase: ConnectPhase = {
+    limit,
+    onQueued: () => reported.push("queued"),
+    onConnected: () => reported.push("connected")
+  }
+  return { phase, reported }
+}
+
+/**
+ * A request on `byHand`'s dispatcher answered with a head; the response's body pulled chunk by chunk (`next`:
+ * the size of the next chunk, `None` at the end) and its undici side.
+ */
 const answered = Effect.gen(function*() {
   const { dispatcher, handlers } = byHand()
   const http = yield* UndiciHttpClient.make(dispatcher, direct)
@@ -104,8 +111,12 @@ const answered = Effect.gen(function*() {
   const controller = new RecordingController()
   handler.onRequestStart?.(controller, {})
   handler.onResponseStart?.(controller, 200, {}, "OK")
-  const response = (yield* Fiber.join(fiber)) as HttpClientResponse.HttpClientResponse & ChunkSource.ChunkSource
-  const next = Effect.map(response[ChunkSource.TypeId], Option.map((chunk) => chunk.byteLength))
+  const response = yield* Fiber.join(fiber)
+  const pull = yield* Stream.toPull(response.stream)
+  const next = Effect.catchAll(
+    Effect.map(pull, (chunk) => Option.some(Chunk.reduce(chunk, 0, (size, c) => size + c.byteLength))),
+    Option.match({ onNone: () => Effect.succeedNone, onSome: Effect.fail })
+  )
   return { handler, controller, response, next }
 })
 
@@ -143,72 +154,54 @@ describe("the Node HttpClient's back-pressure (undici played by hand)", () => {
       expect(yield* next).toEqual(Option.none())
       expect(controller.calls).toEqual(["pause", "resume"])
     }))
+})
 
-  it.scoped("a request interrupted before undici starts it is aborted when undici does", () =>
+describe("the Node HttpClient's connect phase (undici played by hand)", () => {
+  it.scoped("a request is reported queued when dispatched, connected only when undici starts it", () =>
     Effect.gen(function*() {
       const { dispatcher, handlers } = byHand()
       const http = yield* UndiciHttpClient.make(dispatcher, direct)
-      const fiber = yield* Effect.fork(http.get("http://127.0.0.1:9/queued"))
+      const { phase, reported } = recordingPhase()
+      const fiber = yield* Effect.fork(
+        Effect.locally(http.get("http://127.0.0.1:9/queued"), currentConnectPhase, phase)
+      )
+      yield* waitFor(() => handlers.length === 1)
+      expect(reported).toEqual(["queued"])
+      const controller = new RecordingController()
+      handlers[0]?.onRequestStart?.(controller, {})
+      expect(reported).toEqual(["queued", "connected"])
+      handlers[0]?.onResponseStart?.(controller, 204, {}, "No Content")
+      expect((yield* Fiber.join(fiber)).status).toBe(204)
+      expect(controller.calls).toEqual([])
+    }))
+
+  it.scoped("a request interrupted while queued is aborted when undici starts it, before it is written or connected", () =>
+    Effect.gen(function*() {
+      const { dispatcher, handlers } = byHand()
+      const http = yield* UndiciHttpClient.make(dispatcher, direct)
+      const { phase, reported } = recordingPhase()
+      const fiber = yield* Effect.fork(
+        Effect.locally(http.get("http://127.0.0.1:9/queued"), currentConnectPhase, phase)
+      )
       yield* waitFor(() => handlers.length === 1)
       yield* Fiber.interrupt(fiber)
       const controller = new RecordingController()
       handlers[0]?.onRequestStart?.(controller, {})
       expect(controller.calls).toEqual(["abort: The request was aborted"])
+      expect(reported).toEqual(["queued"])
     }))
-})
 
-describe("the Node HttpClient's abort handed to the budget that owns the fiber (undici played by hand)", () => {
-  // The exchange's phase hands over its deadline's `takeAbort`; the deadline's owner is the budget's body.
-  const requestIn = (deadline: PhaseDeadline, owned: boolean) =>
+  it.scoped("a request interrupted while it waits for its head is aborted at once", () =>
     Effect.gen(function*() {
       const { dispatcher, handlers } = byHand()
       const http = yield* UndiciHttpClient.make(dispatcher, direct)
-      const phase: ConnectPhase = {
-        limit: Option.none(),
-        onConnected: () => {},
-        takeAbort: (fiber, abort) => deadline.takeAbort(fiber, abort)
-      }
-      const fiber = yield* Effect.fork(Effect.withFiberRuntime<unknown, unknown>((self) => {
-        if (owned) deadline.owner = self
-        return Effect.locally(http.get("http://127.0.0.1:9/held"), currentConnectPhase, phase)
-      }))
+      const fiber = yield* Effect.fork(http.get("http://127.0.0.1:9/head"))
       yield* waitFor(() => handlers.length === 1)
-      yield* Fiber.interrupt(fiber)
       const controller = new RecordingController()
-      return { controller, start: () => handlers[0]?.onRequestStart?.(controller, {}) }
-    })
-
-  it.scoped("on the owner's fiber the request has no canceler: the owner aborts it, once, after interrupting", () =>
-    Effect.gen(function*() {
-      const deadline = new PhaseDeadline()
-      const { controller, start } = yield* requestIn(deadline, true)
-      start()
-      expect(controller.calls).toEqual([])
-      deadline.abort()
-      deadline.abort()
+      handlers[0]?.onRequestStart?.(controller, {})
+      yield* Fiber.interrupt(fiber)
       expect(controller.calls).toEqual(["abort: The request was aborted"])
     }))
-
-  it.scoped("on any other fiber (a race of the caller's own, say) the request keeps its canceler", () =>
-    Effect.gen(function*() {
-      const deadline = new PhaseDeadline()
-      const { controller, start } = yield* requestIn(deadline, false)
-      start()
-      expect(controller.calls).toEqual(["abort: The request was aborted"])
-    }))
-
-  it("once the head has arrived, the owner has nothing left to abort", () => {
-    const deadline = new PhaseDeadline()
-    const aborted: Array<string> = []
-    const owner = Effect.runFork(Effect.never)
-    expect(deadline.takeAbort(owner, () => aborted.push("aborted"))).toBe(false)
-    deadline.owner = owner
-    expect(deadline.takeAbort(owner, () => aborted.push("aborted"))).toBe(true)
-    deadline.releaseAbort()
-    deadline.abort()
-    expect(aborted).toEqual([])
-    Effect.runFork(Fiber.interrupt(owner))
-  })
 })
 
 describe("the Node HttpClient's body failures and interruptions (undici played by hand)", () => {
@@ -227,13 +220,26 @@ describe("the Node HttpClient's body failures and interruptions (undici played b
       expect(yield* Fiber.join(reading)).toMatchObject({ _tag: "ResponseError", reason: "Decode", cause: reset })
     }))
 
-  it.scoped("a read interrupted while it waits for a chunk aborts the exchange", () =>
+  it.scoped("a read interrupted while it waits for a chunk aborts the exchange; a body read to its end is not", () =>
     Effect.gen(function*() {
       const { controller, next } = yield* answered
       const reading = yield* Effect.fork(next)
       yield* waitSuspended(reading)
       yield* Fiber.interrupt(reading)
       expect(controller.calls).toEqual(["abort: The request was aborted"])
+      for (const read of ["text", "stream"] as const) {
+        const whole = yield* answered
+        const body = yield* Effect.fork(
+          read === "text"
+            ? whole.response.text
+            : Effect.map(Stream.runCollect(Stream.decodeText(whole.response.stream)), Chunk.join(""))
+        )
+        whole.handler.onResponseData?.(whole.controller, Buffer.from("all "))
+        whole.handler.onResponseData?.(whole.controller, Buffer.from("of it"))
+        whole.handler.onResponseEnd?.(whole.controller, {})
+        expect(yield* Fiber.join(body)).toBe("all of it")
+        expect(whole.controller.calls).toEqual([])
+      }
     }))
 
   it.scoped("a dispatcher that throws: a Transport RequestError with its error", () =>
@@ -271,7 +277,7 @@ describe("the Node HttpClient's exchange over real sockets", () => {
       expect(seen.map((request) => request.url)).toEqual(["/held", "/after"])
     }).pipe(Effect.provide(Node.layerHttpClient({ maxConnectionsPerOrigin: 1 }))))
 
-  it.scopedLive("a response dropped unread, or read in part, is aborted once it is garbage collected", () =>
+  it.scopedLive("a response dropped unread is aborted once it is garbage collected", () =>
     Effect.gen(function*() {
       const closed = new Map<string, Deferred.Deferred<boolean>>()
       const { url } = yield* serve((req, res) => {
@@ -281,14 +287,10 @@ describe("the Node HttpClient's exchange over real sockets", () => {
         res.write("a first chunk, and the body never ends")
       })
       const http = yield* HttpClient.HttpClient
-      // nothing refers to either response once its request is done
+      // nothing refers to the response once its request is done
       yield* Effect.asVoid(http.get(`${url}/unread`))
-      yield* Effect.flatMap(
-        http.get(`${url}/part`),
-        (response) => (response as unknown as ChunkSource.ChunkSource)[ChunkSource.TypeId]
-      )
       const gc = collectGarbage()
-      for (const path of ["/unread", "/part"]) {
+      for (const path of ["/unread"]) {
         const done = closed.get(path) ?? Deferred.unsafeMake<boolean>(FiberId.none)
         // collect until the registry's callback has aborted the exchange (the server sees the connection close)
         yield* Effect.sync(gc).pipe(
@@ -332,7 +334,7 @@ describe("the Node HttpClient's exchange over real sockets", () => {
       const http = yield* HttpClient.HttpClient
       const response = yield* http.get(`${url}/plain`)
       const failure = yield* Effect.flip(response.formData)
-      expect(failure).toMatchObject({ _tag: "ResponseError", reason: "Decode", response })
+      expect(failure).toMatchObject({ _tag: "ResponseError", reason: "Decode", response: { status: 200 } })
       expect(failure.cause).toBeInstanceOf(TypeError)
       expect(response.cookies.cookies).toEqual({})
       expect(response.remoteAddress).toEqual(Option.none())
@@ -404,11 +406,7 @@ const silentServer = Effect.acquireRelease(
 ).pipe(Effect.map(({ server }) => (server.address() as Net.AddressInfo).port))
 
 const withConnectLimit = (millis: number) =>
-  Effect.locally(currentConnectPhase, {
-    limit: Option.some(Duration.millis(millis)),
-    onConnected: () => {},
-    takeAbort: () => false
-  })
+  Effect.locally(currentConnectPhase, recordingPhase(Option.some(Duration.millis(millis))).phase)
 
 const agent = Effect.acquireRelease(
   Effect.sync(() => new Undici.Agent()),
@@ -501,32 +499,23 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       yield* Fiber.interrupt(long)
     }))
 
-  it.scopedLive("handed a phase directly (an exchange's), the client applies its limit and says it connected to it", () =>
+  it.scopedLive("the connect phase is read from the fiber: the client applies its limit and says it connected", () =>
     Effect.gen(function*() {
       const port = yield* silentServer
       const { url } = yield* serve((_req, res) => res.end("ok"))
       const http = yield* UndiciHttpClient.make(yield* agent, direct)
-      expect(isPhaseAware(http)).toBe(true)
-      if (!isPhaseAware(http)) return
-      const connected: Array<string> = []
-      const phase = (name: string, millis: number): ConnectPhase => ({
-        limit: Option.some(Duration.millis(millis)),
-        onConnected: () => connected.push(name),
-        takeAbort: () => false
-      })
-      const answered = yield* Effect.flatMap(
-        http[PhaseAwareTypeId](HttpClientRequest.get(`${url}/ok`), phase("ok", 60_000)),
-        (r) => r.text
+      const ok = recordingPhase(Option.some(Duration.seconds(60)))
+      const answered = yield* Effect.flatMap(http.get(`${url}/ok`), (r) => r.text).pipe(
+        Effect.locally(currentConnectPhase, ok.phase)
       )
       expect(answered).toBe("ok")
-      const stalled = yield* Effect.flip(
-        http[PhaseAwareTypeId](HttpClientRequest.get(`https://127.0.0.1:${port}/never`), phase("never", 100))
-      ).pipe(
+      expect(ok.reported).toEqual(["queued", "connected"])
+      const never = recordingPhase(Option.some(Duration.millis(100)))
+      const stalled = yield* Effect.flip(http.get(`https://127.0.0.1:${port}/never`)).pipe(
+        Effect.locally(currentConnectPhase, never.phase),
         Effect.timeout("5 seconds")
       )
       expect(isConnectTimeout(stalled)).toBe(true)
-      // The fiber's own phase is none of these: nothing was set on it.
-      expect(yield* FiberRef.get(currentConnectPhase)).toBe(noConnectPhase)
-      expect(connected).toEqual(["ok"])
+      expect(never.reported).toEqual(["queued"])
     }))
 })

@@ -5,7 +5,7 @@
  * platform's own, run in the reader's fiber, so `TestClock` still drives trickled bodies, and interrupting
  * the read stops it. As with a web `Response`, the body can be read once: `text` and `arrayBuffer` are
  * cached (`json` and `urlParamsBody` read `text`), and a second read of another kind fails. A body that is
- * all there at once (`wholeBodyOf`) is also offered as a `ChunkSource`, and read whole, without its stream.
+ * all there at once (`wholeBodyOf`) is handed over whole: as one chunk of its stream, or as bytes.
  */
 import * as Cookies from "@effect/platform/Cookies"
 import * as Headers from "@effect/platform/Headers"
@@ -21,17 +21,6 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import type { SimResponse } from "./model.js"
 import { type WholeBody, wholeBodyOf } from "./wire.js"
-
-/**
- * `ChunkSource.TypeId` of `@mainsequence/a2a` (a global symbol, so the same one: only the `./client` entry
- * point imports the SDK): a response offering it is read by the SDK chunk by chunk, without its stream.
- */
-const ChunkSourceTypeId: unique symbol = Symbol.for("@mainsequence/a2a/ChunkSource")
-
-/** `ChunkSource.ChunkSource` of `@mainsequence/a2a`. */
-interface ChunkSource {
-  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError>
-}
 
 // Statuses whose web `Response` has no body.
 const NULL_BODY_STATUSES: ReadonlySet<number> = new Set([101, 103, 204, 205, 304])
@@ -156,11 +145,8 @@ class SimulatedClientResponse extends Inspectable.Class implements HttpClientRes
   }
 }
 
-/** A response whose body is all there at once: read whole, as one chunk or as bytes, without its stream. */
-class WholeBodyResponse extends SimulatedClientResponse implements ChunkSource {
-  // Read as chunks: the one chunk was handed over, what follows is the end.
-  private chunked = false
-
+/** A response whose body is all there at once: handed over whole, as one chunk or as bytes. */
+class WholeBodyResponse extends SimulatedClientResponse {
   constructor(request: HttpClientRequest.HttpClientRequest, source: SimResponse, private readonly whole: WholeBody) {
     super(request, source)
   }
@@ -170,14 +156,9 @@ class WholeBodyResponse extends SimulatedClientResponse implements ChunkSource {
     return Effect.flatMap(this.take(), () => Effect.as(this.whole.handedOver, this.whole.bytes))
   }
 
-  readonly [ChunkSourceTypeId]: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> = Effect
-    .suspend(() => {
-      if (this.chunked) return Effect.succeedNone
-      return Effect.map(this.handOver(), (bytes) => {
-        this.chunked = true
-        return bytes.length === 0 ? Option.none() : Option.some(bytes)
-      })
-    })
+  override get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    return Stream.fromEffect(this.handOver())
+  }
 
   protected override get bytes(): Effect.Effect<Uint8Array, HttpClientError.ResponseError> {
     return this.handOver()

@@ -1,7 +1,8 @@
 /**
  * What an HTTP layer can learn about the connect phase of the exchange under way. A generic `HttpClient`
- * cannot observe that phase; a layer that can (the Node layer) applies the connect limit itself and says
- * when the connection is up and the request is on its way, from which moment `read` bounds the head.
+ * cannot observe that phase; a layer that can (the Node layer) reads it from {@link currentConnectPhase},
+ * applies the connect limit itself, and says when the request waits for a connection and when it has one
+ * and is about to be written.
  */
 import type * as Duration from "effect/Duration"
 import * as FiberRef from "effect/FiberRef"

@@ -24,6 +24,7 @@ import { type A2AStep, A2ATransportError } from "../A2AError.js"
 import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
+import { concat } from "./responseChunks.js"
 import * as Telemetry from "./telemetry.js"
 
 const utf8 = new TextDecoder()
@@ -279,20 +280,6 @@ const withTraceContext = (
 
 const disabled = () => true
 
-/**
- * The chunks of a body, `size` bytes in all, as one array.
- *
- * @internal
- */
-export const concat = (chunks: ReadonlyArray<Uint8Array>, size: number): Uint8Array<ArrayBuffer> => {
-  const bytes = new Uint8Array(size)
-  let offset = 0
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset)
-    offset += chunk.byteLength
-  }
-  return bytes
-}
 
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →
