@@ -19,7 +19,6 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpIncomingMessage from "@effect/platform/HttpIncomingMessage"
 import * as UrlParams from "@effect/platform/UrlParams"
-import { ChunkSource } from "@mainsequence/a2a"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Clock from "effect/Clock"
@@ -159,24 +158,15 @@ class ObservedResponse extends Inspectable.Class implements HttpClientResponse.H
     return this.response.formData
   }
 
-  /** The next chunk of the body (`None` at its end), noted on its way: the SDK reads a body this way. */
-  observe(
-    next: Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError>
-  ): Effect.Effect<Option.Option<Uint8Array>, HttpClientError.ResponseError> {
-    return Effect.tapBoth(next, {
-      onSuccess: Option.match({
-        onNone: () => this.ended(this.excerpt, { _tag: "End" }),
-        onSome: (chunk) => Effect.sync(() => this.excerpt.add(chunk))
-      }),
-      onFailure: (error) => this.ended(this.excerpt, { _tag: "Failed", why: error.message })
-    }).pipe(Effect.onInterrupt(() => this.ended(this.excerpt, { _tag: "Stopped" })))
-  }
-
+  /** The body, noted chunk by chunk on its way to the reader (the SDK reads it this way). */
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
     return this.response.stream.pipe(
       Stream.tap((chunk) => Effect.sync(() => this.excerpt.add(chunk))),
       Stream.tapError((error) => this.ended(this.excerpt, { _tag: "Failed", why: error.message })),
-      Stream.onEnd(this.ended(this.excerpt, { _tag: "End" }))
+      Stream.onEnd(this.ended(this.excerpt, { _tag: "End" })),
+      Stream.ensuringWith((exit) =>
+        Exit.isInterrupted(exit) ? this.ended(this.excerpt, { _tag: "Stopped" }) : Effect.void
+      )
     )
   }
 
@@ -210,16 +200,11 @@ class ObservedResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 }
 
-/** The response, observed: as a `ChunkSource` too when the SDK's client gave one (its chunk-by-chunk read). */
+/** The response, its body observed on its way to the reader. */
 const observed = (
   response: HttpClientResponse.HttpClientResponse,
   ended: (excerpt: Excerpt, outcome: BodyOutcome) => Effect.Effect<void>
-): HttpClientResponse.HttpClientResponse => {
-  const wrapper = new ObservedResponse(response, ended)
-  return ChunkSource.isChunkSource(response)
-    ? Object.assign(wrapper, { [ChunkSource.TypeId]: wrapper.observe(response[ChunkSource.TypeId]) })
-    : wrapper
-}
+): HttpClientResponse.HttpClientResponse => new ObservedResponse(response, ended)
 
 /**
  * The client, each of its exchanges logged through `options.write`.
