@@ -14,6 +14,7 @@ import * as Context from "effect/Context"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import type * as Fiber from "effect/Fiber"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
@@ -21,6 +22,7 @@ import * as Predicate from "effect/Predicate"
 import type * as Tracer from "effect/Tracer"
 import * as A2AError from "../A2AError.js"
 import { type A2AStep, type A2ATimeoutError, A2ATransportError, type AgentRuntimeNotReadyError } from "../A2AError.js"
+import { parseBoundedJson } from "./boundedJson.js"
 import { timeoutError, withinPhaseLimits } from "./budget.js"
 import { type Call, PhaseDeadline, spanAttributes } from "./callContext.js"
 import {
@@ -406,23 +408,18 @@ export const textOf = (answer: HttpAnswer): string => utf8.decode(answer.body)
  *
  * @internal
  */
-export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(textOf(answer)))
-  } catch {
-    return Option.none()
-  }
-}
+export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => Either.getRight(parseBoundedJson(textOf(answer)))
 
 const squash = (text: string): string => text.replace(/\s+/g, " ").trim()
 
 /**
- * A short human description of a non-JSON body: an HTML page's title, else the start of the text.
+ * A short human description of a non-JSON body: an HTML page's title, else the start of the text, `scrub`bed
+ * of secrets before it is cut.
  *
  * @internal
  */
-export const describeBody = (answer: HttpAnswer): string | undefined => {
-  const text = textOf(answer)
+export const describeBody = (answer: HttpAnswer, scrub: (text: string) => string): string | undefined => {
+  const text = scrub(textOf(answer))
   const mediaType = mediaTypeOf(answer)
   if (mediaType === "text/html" || /^\s*<(!doctype|html)/i.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]

@@ -21,5 +21,8 @@ export const obtainAccess = (
     ? awaitResolution(ctx, true)
     : Effect.flatMap(ctx.cache.get(ctx.key), (cached) =>
       Option.isSome(cached) && !wasRejected(ctx.session, cached.value)
-        ? Effect.succeed(cached.value)
+        ? Effect.sync(() => {
+          ctx.backend.secrets.add("runtime", cached.value.token)
+          return cached.value
+        })
         : awaitResolution(ctx, Option.isSome(cached)))

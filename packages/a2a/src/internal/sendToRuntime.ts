@@ -96,7 +96,7 @@ export const sendToRuntime = <A, E>(
       checkRuntimeAnswer(
         answer,
         onRejected,
-        (answer) => messageError(answer),
-        (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
+        (answer) => messageError(answer, call.backend.secrets.scrub),
+        (answer) => decodeSendAnswer(call, answer, call.backend.secrets.scrub, body.responseKind, body.taskId)
       ))
   }, () => spanAttributes(call, attempt))

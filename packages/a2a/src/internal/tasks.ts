@@ -64,8 +64,8 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
           checkRuntimeAnswer(
             answer,
             onRejected,
-            (answer) => taskError(taskId, answer),
-            (answer) => decodeTaskAnswer(call, answer)
+            (answer) => taskError(taskId, answer, call.backend.secrets.scrub),
+            (answer) => decodeTaskAnswer(call, answer, call.backend.secrets.scrub)
           ))
         call.lastTask = Option.some(task)
         return task
