@@ -18,15 +18,23 @@ export const redactedMarker = "[redacted]"
 const tokenMember = /("(?:token|access|refresh)"\s*:\s*")(?:[^"\\]|\\.)*("|$)/g
 
 /**
- * `text` with every occurrence of a non-blank secret of `secrets`, and every `"token": "…"` value,
- * replaced by {@link redactedMarker}.
+ * The shortest secret scrubbed: a shorter "token" (a hostile platform's `"t"`) would garble every text, and is
+ * guessed without any leak.
+ *
+ * @internal
+ */
+export const minSecretLength = 8
+
+/**
+ * `text` with every occurrence of a secret of `secrets` (of at least {@link minSecretLength} characters),
+ * and every `"token": "…"` value, replaced by {@link redactedMarker}.
  *
  * @internal
  */
 export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string => {
   let scrubbed = text.replace(tokenMember, `$1${redactedMarker}$2`)
   // Longest first: a secret that contains another is replaced whole.
-  const values = Array.from(secrets, Redacted.value).filter((value) => value.trim() !== "")
+  const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
   for (const value of values.sort((a, b) => b.length - a.length)) scrubbed = scrubbed.split(value).join(redactedMarker)
   return scrubbed
 }
