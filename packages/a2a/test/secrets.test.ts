@@ -2,19 +2,14 @@ import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
-import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
-import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
-import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
-import type * as Tracer from "effect/Tracer"
-import { inspect } from "node:util"
 import * as A2AClient from "../src/A2AClient.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { recordSpans, runFor, sendBodiesConform, session, sessionUid } from "./fixtures.js"
+import { errorTexts, recordSpans, runFor, sendBodiesConform, session, sessionUid, spanTexts } from "./fixtures.js"
 import { type Answer, base, simulatedWith } from "./rules.fixtures.js"
 
 // Every bearer token that crossed the wire, read from the requests themselves.
@@ -43,27 +38,6 @@ const layer = (options: SimulatedPlatform.Options) =>
     Layer.provideMerge(SimulatedPlatform.layer(options)),
     Layer.orDie
   )
-
-/** Every text a span shows: its name, attributes, events and exit. */
-const spanTexts = (spans: ReadonlyArray<Tracer.Span>): Array<string> =>
-  spans.flatMap((span) => [
-    span.name,
-    JSON.stringify([...span.attributes.entries()]),
-    ...(span.status._tag === "Ended"
-      ? [
-        JSON.stringify(span.status.exit),
-        Cause.pretty(Exit.causeOption(span.status.exit).pipe(Option.getOrElse(() => Cause.empty)))
-      ]
-      : [])
-  ])
-
-/** Every text an error shows. */
-const errorTexts = (error: unknown): Array<string> => [
-  error instanceof Error ? error.message : "",
-  String(error),
-  JSON.stringify(error),
-  inspect(error, { depth: Infinity })
-]
 
 describe("secrets", () => {
   it.effect(

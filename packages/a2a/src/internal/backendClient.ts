@@ -22,6 +22,7 @@ import {
   ServerError,
   SessionNotFoundError
 } from "../A2AError.js"
+import { maxJsonDepth, parseBoundedJson } from "./boundedJson.js"
 import { type Call, spanAttributes } from "./callContext.js"
 import {
   describeBody,
@@ -33,7 +34,6 @@ import {
   type ResponseTooLarge,
   textOf
 } from "./exchange.js"
-import { maxJsonDepth, parseBoundedJson } from "./boundedJson.js"
 import { isSuccessStatus } from "./httpErrors.js"
 import { type KnownSecrets, makeKnownSecrets } from "./scrubSecrets.js"
 
