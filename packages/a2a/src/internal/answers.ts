@@ -162,41 +162,47 @@ export const decodeSendAnswer = (
   responseKind: A2AProtocol.ResponseKind,
   followUpTaskId?: string | undefined
 ): Result<A2AProtocol.Message | A2AProtocol.Task> =>
-  scrubbed(
-    scrub,
-    Either.flatMap(jsonObject(call, answer, scrub), (json): Result<A2AProtocol.Message | A2AProtocol.Task> => {
-      const expected = responseKind === "message" ? "message" : "task"
-      const other = responseKind === "message" ? "task" : "message"
-      if (!(expected in json)) {
-        return other in json
-          ? invalid(
-            call,
-            answer,
-            "response-kind",
-            `response-kind mismatch: the Agent answered a ${
-              responseKind === "message" ? "Message" : "Task"
-            } request with a ${other === "task" ? "Task" : "Message"}`
-          )
-          : invalid(call, answer, "envelope", `the answer has no "${expected}" object`)
-      }
-      return responseKind === "message"
-        ? validateMessage(call, answer, json[expected])
-        : Either.flatMap(
-          validateTask(call, answer, json[expected]),
-          (task) =>
-            followUpTaskId === undefined || task.id === followUpTaskId
-              ? Either.right(task)
-              : invalid(
-                call,
-                answer,
-                "task-id",
-                `the answer to a follow-up turn for Task ${JSON.stringify(followUpTaskId)} is another Task (id ${
-                  JSON.stringify(task.id)
-                }); it must be the same Task`
-              )
+  scrubbed(scrub, decodeSend(call, answer, scrub, responseKind, followUpTaskId))
+
+const decodeSend = (
+  call: Call,
+  answer: HttpAnswer,
+  scrub: Scrub,
+  responseKind: A2AProtocol.ResponseKind,
+  followUpTaskId: string | undefined
+): Result<A2AProtocol.Message | A2AProtocol.Task> =>
+  Either.flatMap(jsonObject(call, answer, scrub), (json): Result<A2AProtocol.Message | A2AProtocol.Task> => {
+    const expected = responseKind === "message" ? "message" : "task"
+    const other = responseKind === "message" ? "task" : "message"
+    if (!(expected in json)) {
+      return other in json
+        ? invalid(
+          call,
+          answer,
+          "response-kind",
+          `response-kind mismatch: the Agent answered a ${
+            responseKind === "message" ? "Message" : "Task"
+          } request with a ${other === "task" ? "Task" : "Message"}`
         )
-    })
-  )
+        : invalid(call, answer, "envelope", `the answer has no "${expected}" object`)
+    }
+    return responseKind === "message"
+      ? validateMessage(call, answer, json[expected])
+      : Either.flatMap(
+        validateTask(call, answer, json[expected]),
+        (task) =>
+          followUpTaskId === undefined || task.id === followUpTaskId
+            ? Either.right(task)
+            : invalid(
+              call,
+              answer,
+              "task-id",
+              `the answer to a follow-up turn for Task ${JSON.stringify(followUpTaskId)} is another Task (id ${
+                JSON.stringify(task.id)
+              }); it must be the same Task`
+            )
+      )
+  })
 
 /**
  * The answer of get / cancel task: a Task, bare or wrapped in `{"task": …}`.
@@ -204,17 +210,17 @@ export const decodeSendAnswer = (
  * @internal
  */
 export const decodeTaskAnswer = (call: Call, answer: HttpAnswer, scrub: Scrub): Result<A2AProtocol.Task> =>
-  scrubbed(
-    scrub,
-    Either.flatMap(jsonObject(call, answer, scrub), (json) => {
-      if ("message" in json && !("task" in json) && !("id" in json)) {
-        return invalid(
-          call,
-          answer,
-          "response-kind",
-          "response-kind mismatch: the runtime answered with a Message, not a Task"
-        )
-      }
-      return validateTask(call, answer, Predicate.isRecord(json["task"]) ? json["task"] : json)
-    })
-  )
+  scrubbed(scrub, decodeTask(call, answer, scrub))
+
+const decodeTask = (call: Call, answer: HttpAnswer, scrub: Scrub): Result<A2AProtocol.Task> =>
+  Either.flatMap(jsonObject(call, answer, scrub), (json) => {
+    if ("message" in json && !("task" in json) && !("id" in json)) {
+      return invalid(
+        call,
+        answer,
+        "response-kind",
+        "response-kind mismatch: the runtime answered with a Message, not a Task"
+      )
+    }
+    return validateTask(call, answer, Predicate.isRecord(json["task"]) ? json["task"] : json)
+  })
