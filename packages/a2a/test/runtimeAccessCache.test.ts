@@ -319,6 +319,23 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
       expect(Redacted.value(read.token)).toBe("tok")
     }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
 
+  it.effect("an entry nested deeper than 8 levels is a miss, read without recursion (one at 8 is read)", () =>
+    Effect.gen(function*() {
+      const cache = yield* RuntimeAccessCache.RuntimeAccessCache
+      const kv = yield* KeyValueStore.KeyValueStore
+      // the entry object is level 1: an extra field of n arrays makes it 1 + n deep
+      const stored = (n: number) =>
+        `{"version":1,"rpcUrl":"https://rt.example","token":"tok","validUntilMillis":60000,"x":${"[".repeat(n)}${
+          "]".repeat(n)
+        }}`
+      yield* kv.set("mainsequence-a2a-runtime-access-k7", stored(7))
+      yield* kv.set("mainsequence-a2a-runtime-access-k8", stored(8))
+      yield* kv.set("mainsequence-a2a-runtime-access-deep", stored(1_000_000))
+      expect(Option.map(yield* cache.get("k7"), (access) => access.rpcUrl)).toEqual(Option.some("https://rt.example"))
+      expect(yield* cache.get("k8")).toEqual(Option.none())
+      expect(yield* cache.get("deep")).toEqual(Option.none())
+    }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
+
   it.effect("set refuses an access that expires exactly now, whatever the store would keep", () =>
     Effect.gen(function*() {
       // a store that keeps whatever it is given, expired or not
