@@ -1,5 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
 import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
@@ -21,7 +22,13 @@ export interface Captured {
  */
 export const runCliSimulated = (
   args: ReadonlyArray<string>,
-  options: { readonly configDir: string; readonly tty?: boolean; readonly captured?: Captured }
+  options: {
+    readonly configDir: string
+    readonly tty?: boolean
+    readonly captured?: Captured
+    /** Wraps the simulated platform's client (e.g. to answer some requests by hand). */
+    readonly httpClient?: (simulated: HttpClient.HttpClient) => HttpClient.HttpClient
+  }
 ) =>
   Effect.gen(function*() {
     const platform = yield* SimulatedPlatform.SimulatedPlatform
@@ -33,7 +40,13 @@ export const runCliSimulated = (
       username: "tester"
     }).pipe(
       Layer.provide(RuntimeAccessCache.layerStore(store)),
-      Layer.provide(SimulatedHttpClient.layer),
+      Layer.provide(
+        options.httpClient === undefined
+          ? SimulatedHttpClient.layer
+          : Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, options.httpClient)).pipe(
+            Layer.provide(SimulatedHttpClient.layer)
+          )
+      ),
       Layer.provide(Layer.succeed(SimulatedPlatform.SimulatedPlatform, platform))
     )
     const output = Layer.succeed(Output, {
