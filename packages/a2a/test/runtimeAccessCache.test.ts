@@ -48,6 +48,21 @@ describe("RuntimeAccess.decide", () => {
     expect(Either.isLeft(decide({ ...ready, token: null }))).toBe(true)
   })
 
+  it("admits an absolute http: or https: rpc_url as given (trimmed only); refuses any other, naming rpc_url", () => {
+    const rpcUrlOf = (rpcUrl: string) =>
+      Either.map(decide({ ...ready, rpc_url: rpcUrl }), (d) => d._tag === "Admitted" && d.rpcUrl)
+    expect(rpcUrlOf("http://127.0.0.1:8080/rt/x/")).toEqual(Either.right("http://127.0.0.1:8080/rt/x/"))
+    expect(rpcUrlOf(" HTTPS://Runtime.Example/rt/%7Ex/ ")).toEqual(Either.right("HTTPS://Runtime.Example/rt/%7Ex/"))
+    for (const scheme of ["file:", "data:", "ftp:", "javascript:", "blob:", "ws:"]) {
+      expect(rpcUrlOf(`${scheme}//runtime.example/rt/`)).toEqual(
+        Either.left(`rpc_url has the scheme ${scheme}; it must be an absolute http: or https: URL`)
+      )
+    }
+    expect(rpcUrlOf("/rt/x/")).toEqual(
+      Either.left("rpc_url is not an absolute URL; it must be an absolute http: or https: URL")
+    )
+  })
+
   it("transient with a numeric retry waits (at least 100 ms); anything else blocked is terminal", () => {
     const blocked = (state: string, retry: number | null) => ({
       mode: "unavailable",

@@ -143,10 +143,24 @@ const echoing: ReadonlyArray<
             runtime_interaction: {
               state: handedOut,
               can_submit: false,
-              notice: { title: bearerOf(r), message: `use ${handedOut}`, code: handedOut },
+              notice: { title: bearerOf(r), message: `use ${handedOut}`, code: handedOut, severity: null },
               retry_after_ms: null
             },
             runtime_presence: { phase: "down", detail: `presence ${handedOut}` }
+          })
+        }
+        : undefined
+  ],
+  [
+    "a transient resolve answer whose presence detail quotes its own token",
+    "AgentRuntimeNotReadyError",
+    (r) =>
+      isResolve(r)
+        ? {
+          status: 200,
+          body: resolveAnswer({
+            runtime_interaction: { state: "waking", can_submit: false, retry_after_ms: 10_000_000 },
+            runtime_presence: { phase: "starting", detail: `pulling for ${handedOut}`, replicas: 1 }
           })
         }
         : undefined
@@ -224,6 +238,57 @@ describe("secrets: a platform that echoes them", () => {
         const texts = [...errorTexts(error), ...spanTexts(spans), ...logs]
         // the platform's words are kept, the secrets replaced by the marker
         expect(texts.join("\n")).toContain("[redacted") // (the marker itself may be cut by an excerpt)
+        for (const text of texts) {
+          for (const secret of sent) expect(text).not.toContain(secret)
+        }
+      }))
+  }
+})
+
+describe("secrets: a runtime that echoes them to Task requests", () => {
+  const isGetTask = (request: HttpClientRequest.HttpClientRequest) => request.url.includes("/api/a2a/v1/tasks/")
+  const cases: ReadonlyArray<
+    readonly [string, string, (request: HttpClientRequest.HttpClientRequest) => Answer | undefined]
+  > = [
+    [
+      "a 404 whose google.rpc message names the runtime token",
+      "TaskNotFoundError",
+      (r) =>
+        isGetTask(r)
+          ? {
+            status: 404,
+            body: {
+              error: {
+                code: 404,
+                message: `no task for ${bearerOf(r)}`,
+                details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: "TASK_NOT_FOUND" }]
+              }
+            }
+          }
+          : undefined
+    ],
+    [
+      "a Task whose contextId is the runtime token",
+      "InvalidA2AResponseError",
+      (r) =>
+        isGetTask(r)
+          ? { status: 200, body: { id: "t1", contextId: bearerOf(r), status: { state: "TASK_STATE_WORKING" } } }
+          : undefined
+    ]
+  ]
+  for (const [what, tag, answer] of cases) {
+    it.effect(`no secret in the error: ${what}`, () =>
+      Effect.gen(function*() {
+        const sent = new Set<string>()
+        const { layer } = simulatedWith({ sessions: [session()] }, (request) => {
+          sent.add(bearerOf(request))
+          return answer(request)
+        })
+        const error = yield* Effect.flip(Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.getA2ATask(sessionUid, "t1")))
+          .pipe(Effect.provide(layer))
+        expect(error._tag).toBe(tag)
+        const texts = errorTexts(error)
+        expect(texts.join("\n")).toContain("[redacted]")
         for (const text of texts) {
           for (const secret of sent) expect(text).not.toContain(secret)
         }
