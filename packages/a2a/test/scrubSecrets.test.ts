@@ -27,6 +27,20 @@ describe("scrubSecrets", () => {
     )
   })
 
+  it("replaces the credentials of a URL and a Basic value (a proxy's), keeping the rest", () => {
+    expect(scrubSecrets("via http://alice:s3cret@proxy.internal:3128/ and HTTPS://bob@proxy:8443", [])).toBe(
+      "via http://[redacted]@proxy.internal:3128/ and HTTPS://[redacted]@proxy:8443"
+    )
+    expect(scrubSecrets("Proxy-Authorization: Basic YWxpY2U6czNjcmV0 refused", [])).toBe(
+      "Proxy-Authorization: Basic [redacted] refused"
+    )
+    expect(scrubSecrets("see https://runtime.example/a@b and mail alice@example.com, a Basic plan", [])).toBe(
+      "see https://runtime.example/a@b and mail alice@example.com, a Basic plan"
+    )
+    // not base64 (5 characters), or no `user:` once decoded: left alone
+    expect(scrubSecrets("Basic abcde, Basic YWJjZGVm", [])).toBe("Basic abcde, Basic YWJjZGVm")
+  })
+
   it("replaces a \"token\" value cut off at the end of an excerpt", () => {
     expect(scrubSecrets(`{"rpc_url":"x","token":"eyJhbGciOi`, [])).toBe(`{"rpc_url":"x","token":"[redacted]`)
   })

@@ -94,6 +94,8 @@ const bearerOf = (request: HttpClientRequest.HttpClientRequest): string =>
 const isResolve = (request: HttpClientRequest.HttpClientRequest) => request.url.endsWith("/resolve-runtime-access/")
 const isSend = (request: HttpClientRequest.HttpClientRequest) => request.url.endsWith("/message:send")
 const refreshToken = Redacted.value(SimulatedPlatform.defaultRefreshToken)
+/** A proxy's password a gateway shows (the client never sends it to the platform). */
+const proxyPassword = "pr0xy-pa55word"
 /** A runtime token the backend hands out in the answers below (never sent by the client before). */
 const handedOut = "rt-handed-out-5f0c1d2e3a4b"
 const resolveAnswer = (overrides: Record<string, unknown>) => ({
@@ -207,6 +209,17 @@ const echoing: ReadonlyArray<
         : undefined
   ],
   [
+    "a gateway page naming a proxy URL with credentials and a Basic Proxy-Authorization",
+    "ServerError",
+    (r) =>
+      isSend(r)
+        ? {
+          status: 502,
+          text: `upstream http://alice:${proxyPassword}@proxy:3128 refused Basic ${btoa(`alice:${proxyPassword}`)}`
+        }
+        : undefined
+  ],
+  [
     "a runtime 500 text whose token is cut by the 200-character excerpt",
     "ServerError",
     (r) => isSend(r) ? { status: 500, text: `${"x".repeat(190)} ${bearerOf(r)}` } : undefined
@@ -217,7 +230,7 @@ describe("secrets: a platform that echoes them", () => {
   for (const [what, tag, answer] of echoing) {
     it.effect(`no secret in the error, its spans or logs: ${what}`, () =>
       Effect.gen(function*() {
-        const sent = new Set([refreshToken, handedOut])
+        const sent = new Set([refreshToken, handedOut, proxyPassword, btoa(`alice:${proxyPassword}`)])
         const { layer } = simulatedWith({ sessions: [session()] }, (request) => {
           const bearer = bearerOf(request)
           if (bearer !== "") sent.add(bearer)

@@ -1,9 +1,11 @@
 /**
  * Secrets out of the platform's words: every text the SDK takes from an answer (an error's detail, an
  * excerpt of a body, a value it quotes, a runtime state or notice) passes {@link scrubSecrets} before it
- * becomes part of an error, a span or a progress event. Two kinds of secret are replaced by
- * {@link redactedMarker}: the values the client knows (the user's access and refresh tokens, every runtime
- * token it holds or has just received: {@link KnownSecrets}), and any `"token": "…"` value in an excerpt.
+ * becomes part of an error, a span or a progress event. Replaced by {@link redactedMarker}: the values the
+ * client knows (the user's access and refresh tokens, every runtime token it holds or has just received:
+ * {@link KnownSecrets}), any `"token": "…"` value in an excerpt, and credentials in the forms a proxy's take
+ * (a URL's `user:password@`, a `Basic` value): the client never sends those to the platform, so a platform
+ * that shows one has them from elsewhere.
  */
 import * as Redacted from "effect/Redacted"
 
@@ -16,6 +18,18 @@ export const redactedMarker = "[redacted]"
 
 // A JSON `"token"` member (also `"access"` / `"refresh"`, the backend's token answer), value escapes included.
 const tokenMember = /("(?:token|access|refresh)"\s*:\s*")(?:[^"\\]|\\.)*("|$)/g
+// Credentials of a URL (`http://user:password@proxy:3128`) and a Basic `Proxy-Authorization` value.
+const urlCredentials = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@"]+@/gi
+const basicCredentials = /(\bBasic\s+)([A-Za-z0-9+/]{4,}={0,2})/g
+
+/** Whether `base64` is Basic credentials: `user:password` once decoded. */
+const isUserPassword = (base64: string): boolean => {
+  try {
+    return atob(base64).includes(":")
+  } catch {
+    return false
+  }
+}
 
 /**
  * The shortest secret scrubbed: a shorter "token" (a hostile platform's `"t"`) would garble every text, and is
@@ -27,12 +41,16 @@ export const minSecretLength = 8
 
 /**
  * `text` with every occurrence of a secret of `secrets` (of at least {@link minSecretLength} characters),
- * and every `"token": "…"` value, replaced by {@link redactedMarker}.
+ * every `"token": "…"` value and every URL's or `Basic` credentials replaced by {@link redactedMarker}.
  *
  * @internal
  */
 export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string => {
-  let scrubbed = text.replace(tokenMember, `$1${redactedMarker}$2`)
+  let scrubbed = text.replace(tokenMember, `$1${redactedMarker}$2`).replace(urlCredentials, `$1${redactedMarker}@`)
+    .replace(
+      basicCredentials,
+      (basic, prefix: string, value: string) => isUserPassword(value) ? `${prefix}${redactedMarker}` : basic
+    )
   // Longest first: a secret that contains another is replaced whole.
   const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
   for (const value of values.sort((a, b) => b.length - a.length)) scrubbed = scrubbed.split(value).join(redactedMarker)
