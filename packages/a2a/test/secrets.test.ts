@@ -258,6 +258,34 @@ describe("secrets: a platform that echoes them", () => {
   }
 })
 
+describe("secrets: an rpc_url that carries the runtime token", () => {
+  // The URL is used as given (SPEC §3); the runtime's errors show it scrubbed.
+  const rpcUrl = `${base}/runtimes/svc/${handedOut}/`
+  const cases: ReadonlyArray<readonly [string, string, Answer]> = [
+    ["a runtime 500", "ServerError", { status: 500, text: "down" }],
+    ["a runtime answer of another shape", "InvalidA2AResponseError", { status: 200, body: { nothing: 1 } }]
+  ]
+  for (const [what, tag, runtimeAnswer] of cases) {
+    it.effect(`the error's url shows it redacted: ${what}`, () =>
+      Effect.gen(function*() {
+        const { layer } = simulatedWith(
+          { sessions: [session()] },
+          (request) =>
+            isResolve(request)
+              ? { status: 200, body: resolveAnswer({ rpc_url: rpcUrl }) }
+              : request.url.startsWith(rpcUrl)
+              ? runtimeAnswer
+              : undefined
+        )
+        const error = yield* Effect.flip(
+          Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+        ).pipe(Effect.provide(layer))
+        expect(error).toMatchObject({ _tag: tag, url: `${base}/runtimes/svc/[redacted]/api/a2a/v1/message:send` })
+        for (const text of errorTexts(error)) expect(text).not.toContain(handedOut)
+      }))
+  }
+})
+
 describe("secrets: a runtime that echoes them to Task requests", () => {
   const isGetTask = (request: HttpClientRequest.HttpClientRequest) => request.url.includes("/api/a2a/v1/tasks/")
   const cases: ReadonlyArray<

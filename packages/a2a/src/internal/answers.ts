@@ -26,13 +26,13 @@ const invalid = (call: Call, answer: HttpAnswer, rule: string, reason: string): 
     })
   )
 
-/** The error with its reason (which may quote the answer) `scrub`bed of secrets. */
+/** The error with its reason (which may quote the answer) and url (the platform's rpc_url) `scrub`bed. */
 const scrubbed = <A>(scrub: Scrub, result: Result<A>): Result<A> =>
   Either.mapLeft(result, (error) =>
     new InvalidA2AResponseError({
       agentSessionUid: error.agentSessionUid,
       messageId: error.messageId,
-      url: error.url,
+      url: scrub(error.url),
       status: error.status,
       rule: error.rule,
       reason: scrub(error.reason)

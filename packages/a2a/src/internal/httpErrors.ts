@@ -90,7 +90,7 @@ const classify = (answer: HttpAnswer, scrub: (text: string) => string) => {
     detail: status.message === undefined ? describeBody(answer, scrub) : scrub(status.message),
     fields: {
       method: answer.method,
-      url: answer.url,
+      url: scrub(answer.url),
       status: answer.status
     }
   }
