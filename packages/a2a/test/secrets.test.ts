@@ -108,7 +108,13 @@ const resolveAnswer = (overrides: Record<string, unknown>) => ({
 })
 
 const echoing: ReadonlyArray<
-  readonly [string, string, (request: HttpClientRequest.HttpClientRequest) => Answer | undefined]
+  readonly [
+    string,
+    string,
+    (request: HttpClientRequest.HttpClientRequest) => Answer | undefined,
+    /** Fields the error keeps, scrubbed. */
+    expected?: Record<string, unknown>
+  ]
 > = [
   [
     "a backend 401 whose detail names the user's token",
@@ -151,7 +157,13 @@ const echoing: ReadonlyArray<
             runtime_presence: { phase: "down", detail: `presence ${handedOut}` }
           })
         }
-        : undefined
+        : undefined,
+    {
+      state: "[redacted]",
+      notice: { title: "[redacted]", message: "use [redacted]", code: "[redacted]", severity: null },
+      detail: "token [redacted] refused",
+      presenceDetail: "presence [redacted]"
+    }
   ],
   [
     "a transient resolve answer whose presence detail quotes its own token",
@@ -165,7 +177,8 @@ const echoing: ReadonlyArray<
             runtime_presence: { phase: "starting", detail: `pulling for ${handedOut}`, replicas: 1 }
           })
         }
-        : undefined
+        : undefined,
+    { state: "waking", detail: "pulling for [redacted]" }
   ],
   [
     "a resolve answer whose rpc_url scheme is its own token",
@@ -227,7 +240,7 @@ const echoing: ReadonlyArray<
 ]
 
 describe("secrets: a platform that echoes them", () => {
-  for (const [what, tag, answer] of echoing) {
+  for (const [what, tag, answer, expected] of echoing) {
     it.effect(`no secret in the error, its spans or logs: ${what}`, () =>
       Effect.gen(function*() {
         const sent = new Set([refreshToken, handedOut, proxyPassword, btoa(`alice:${proxyPassword}`)])
@@ -247,7 +260,7 @@ describe("secrets: a platform that echoes them", () => {
           Effect.provide(Logger.replace(Logger.defaultLogger, logger)),
           Logger.withMinimumLogLevel(LogLevel.All)
         )
-        expect(error._tag).toBe(tag)
+        expect(error).toMatchObject({ _tag: tag, ...expected })
         const texts = [...errorTexts(error), ...spanTexts(spans), ...logs]
         // the platform's words are kept, the secrets replaced by the marker
         expect(texts.join("\n")).toContain("[redacted") // (the marker itself may be cut by an excerpt)
