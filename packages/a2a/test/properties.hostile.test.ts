@@ -9,11 +9,19 @@ import * as Schema from "effect/Schema"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AError from "../src/A2AError.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
-import { errorTexts, fakePlatform, readyAccessForTests, runFor, sessionUid } from "./fixtures.js"
+import {
+  errorTexts,
+  fakePlatform,
+  readyAccessForTests,
+  recordSpans,
+  runFor,
+  sessionUid,
+  spanTexts
+} from "./fixtures.js"
 
 // Random mutations of valid backend and runtime answers thrown at the client: every call ends with a valid
 // answer or one of the SDK's typed errors (never a defect), within its budget, and no secret the client
-// holds shows in the error. CI runs a fixed seed and 100 cases; to run longer by hand:
+// holds shows in the error or a span. CI runs a fixed seed and 100 cases; to run longer by hand:
 //   A2A_HOSTILE_RUNS=5000 A2A_HOSTILE_SEED=$RANDOM npx vitest run --project a2a test/properties.hostile.test.ts
 
 const runs = Number(process.env["A2A_HOSTILE_RUNS"] ?? 100)
@@ -139,7 +147,7 @@ const isAnswer = Schema.is(Schema.Union(A2AProtocol.Message, A2AProtocol.Task))
 
 describe("properties over hostile answers", () => {
   it.effect.prop(
-    "a typed error or a valid answer, within the budget, no secret in any error text",
+    "a typed error or a valid answer, within the budget, no secret in any error or span text",
     {
       resolve: FC.constantFrom(...validResolves),
       runtime: FC.constantFrom(...validRuntimeAnswers),
@@ -166,14 +174,18 @@ describe("properties over hostile answers", () => {
           A2AClient.A2AClient,
           fakePlatform(answer, { refreshToken: Redacted.make(refreshToken) })
         )
-        const result = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: 5 }), "70 seconds")
+        const { spans, tracer } = yield* recordSpans
+        const result = yield* runFor(
+          a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: 5 }).pipe(Effect.withTracer(tracer)),
+          "70 seconds"
+        )
         expect(result.millis).toBeLessThanOrEqual(5000)
         if (result.error === undefined) {
           expect(isAnswer(result.value)).toBe(true)
         } else {
           expect(result.error).toBeInstanceOf(Error)
           expect(errorTags).toContain(result.error._tag)
-          for (const text of errorTexts(result.error)) {
+          for (const text of [...errorTexts(result.error), ...spanTexts(spans)]) {
             for (const secret of secrets) expect(text).not.toContain(secret)
           }
         }
