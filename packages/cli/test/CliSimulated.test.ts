@@ -256,6 +256,29 @@ describe("CLI secrecy: a platform that echoes the tokens it was sent", () => {
           : undefined
     ]
   ]
+  it.scoped("a runtime token read from the cache file (a previous run's) is scrubbed too", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const first = yield* runCliSimulated(send(ready.sessionUid, "--message", "one"), { configDir })
+      expect(first.exitCode).toBe(0)
+      const echoed = new Set<string>()
+      const second = yield* runCliSimulated(send(ready.sessionUid, "--message", "two"), {
+        configDir,
+        httpClient: (simulated) =>
+          HttpClient.make((request) => {
+            if (!isSend(request)) return simulated.execute(request)
+            echoed.add(bearerOf(request))
+            const body = { error: { code: 400, message: `bad bearer ${bearerOf(request)}` } }
+            return Effect.succeed(HttpClientResponse.fromWeb(request, Response.json(body, { status: 400 })))
+          })
+      })
+      // no resolve in the second run: the token came from the file
+      expect((yield* (yield* SimulatedPlatform.SimulatedPlatform).counters).resolveCalls[ready.sessionUid]).toBe(1)
+      expect(echoed.size).toBe(1)
+      expect(second.stderr).toContain("bad bearer [redacted]")
+      for (const secret of echoed) expect(second.stdout + second.stderr).not.toContain(secret)
+    }).pipe(Effect.provide(platformLayer)))
+
   for (const [what, answer] of cases) {
     it.scoped(`stdout and stderr show none of them: ${what}`, () =>
       Effect.gen(function*() {
