@@ -181,6 +181,19 @@ const echoing: ReadonlyArray<
     { state: "waking", detail: "pulling for [redacted]" }
   ],
   [
+    "an admitting resolve answer whose expires_at and service uid are the user's token",
+    "ServerError",
+    (r) =>
+      isResolve(r)
+        ? {
+          status: 200,
+          body: resolveAnswer({ expires_at: bearerOf(r), coding_agent_service_uid: `svc ${bearerOf(r)}` })
+        }
+        : isSend(r)
+        ? { status: 503, text: "down" }
+        : undefined
+  ],
+  [
     "a resolve answer whose rpc_url scheme is its own token",
     "BackendContractError",
     (r) => isResolve(r) ? { status: 200, body: resolveAnswer({ rpc_url: `${handedOut}:opaque` }) } : undefined

@@ -20,22 +20,36 @@ const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: stri
     Object.entries(value).map(([key, field]) => [key, Predicate.isString(field) ? scrub(field) : field])
   ) as A
 
-/** The decision's texts from the platform (state, notice, detail, presence) `scrub`bed of secrets. */
+/**
+ * The decision's texts from the platform (state, notice, detail, presence, expiry, service uid) `scrub`bed of
+ * secrets; the `rpcUrl` is used as given.
+ */
 const scrubDecision = (
   decision: RuntimeAccess.Decision,
   scrub: (text: string) => string
 ): RuntimeAccess.Decision => {
+  const optional = (text: string | undefined) => text === undefined ? undefined : scrub(text)
   const notice = scrubStrings(decision.notice, scrub)
   const state = scrub(decision.state)
   switch (decision._tag) {
     case "Admitted":
-      return { ...decision, state, notice }
+      return {
+        ...decision,
+        state,
+        notice,
+        expiresAt: optional(decision.expiresAt),
+        serviceUid: optional(decision.serviceUid)
+      }
     case "Transient":
       return { ...decision, state, notice, presence: scrubStrings(decision.presence, scrub) }
-    case "Terminal": {
-      const detail = decision.detail === undefined ? undefined : scrub(decision.detail)
-      return { ...decision, state, notice, detail, presence: scrubStrings(decision.presence, scrub) }
-    }
+    case "Terminal":
+      return {
+        ...decision,
+        state,
+        notice,
+        detail: optional(decision.detail),
+        presence: scrubStrings(decision.presence, scrub)
+      }
   }
 }
 
