@@ -190,6 +190,7 @@ describe("properties over hostile answers", () => {
           }
         }
       }),
-    { timeout: 120_000, fastCheck: { numRuns: runs, seed } }
+    // a run by hand may be long: give it time in proportion
+    { timeout: Math.max(120_000, runs * 250), fastCheck: { numRuns: runs, seed } }
   )
 })
