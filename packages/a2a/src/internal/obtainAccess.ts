@@ -19,10 +19,11 @@ export const obtainAccess = (
 ): Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError> =>
   fresh
     ? awaitResolution(ctx, true)
-    : Effect.flatMap(ctx.cache.get(ctx.key), (cached) =>
-      Option.isSome(cached) && !wasRejected(ctx.session, cached.value)
-        ? Effect.sync(() => {
-          ctx.backend.secrets.add("runtime", cached.value.token)
-          return cached.value
-        })
-        : awaitResolution(ctx, Option.isSome(cached)))
+    : Effect.flatMap(ctx.cache.get(ctx.key), (cached) => {
+      if (Option.isNone(cached) || wasRejected(ctx.session, cached.value)) {
+        return awaitResolution(ctx, Option.isSome(cached))
+      }
+      // A token from the cache (another process's, maybe) is a secret this client now holds.
+      ctx.backend.secrets.add("runtime", cached.value.token)
+      return Effect.succeed(cached.value)
+    })
