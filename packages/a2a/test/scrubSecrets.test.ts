@@ -37,6 +37,7 @@ describe("scrubSecrets", () => {
     expect(scrubSecrets("see https://runtime.example/a@b and mail alice@example.com, a Basic plan", [])).toBe(
       "see https://runtime.example/a@b and mail alice@example.com, a Basic plan"
     )
+    expect(scrubSecrets("Basic YTpiYw==, then Basic YTpi", [])).toBe("Basic [redacted], then Basic [redacted]")
     // not base64 (5 characters), or no `user:` once decoded: left alone
     expect(scrubSecrets("Basic abcde, Basic YWJjZGVm", [])).toBe("Basic abcde, Basic YWJjZGVm")
   })
