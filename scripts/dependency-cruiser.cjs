@@ -1,3 +1,4 @@
+/* global module */
 // The import rule of the README's test command: no circle among any package's source modules. Type-only
 // imports count (a circle of types is a circle).
 /** @type {import("dependency-cruiser").IConfiguration} */

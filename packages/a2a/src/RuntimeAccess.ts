@@ -213,6 +213,18 @@ export const noticeOf = (value: unknown): RuntimeNotice | undefined =>
 export const presenceOf = (value: unknown): RuntimePresence | undefined =>
   lenient(RuntimePresence, ["phase", "detail", "observed_at"], value)
 
+/**
+ * What makes an `rpc_url` unusable, if anything: it must be an absolute `http:` or `https:` URL (it is used
+ * as given, never rewritten, so `blob:http://…` is refused, not followed). The value is not repeated.
+ */
+const rpcUrlProblem = (rpcUrl: string): string | undefined => {
+  if (!URL.canParse(rpcUrl)) return "is not an absolute URL; it must be an absolute http: or https: URL"
+  const scheme = new URL(rpcUrl).protocol
+  return scheme === "http:" || scheme === "https:"
+    ? undefined
+    : `has the scheme ${scheme}; it must be an absolute http: or https: URL`
+}
+
 const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefined
 
 /**
@@ -228,9 +240,14 @@ export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decisi
   const given = orUndefined(answer.token)
   const token = given !== undefined && nonBlank(Redacted.value(given)) ? given : undefined
   const hasAccess = answer.mode === "token" && nonBlank(answer.rpc_url) && token !== undefined
-  const admitted = (state: string, notice: RuntimeNotice | undefined): Either.Either<Decision, string> =>
-    hasAccess && nonBlank(answer.rpc_url) && token !== undefined
-      ? Either.right({
+  const admitted = (state: string, notice: RuntimeNotice | undefined): Either.Either<Decision, string> => {
+    if (!(hasAccess && nonBlank(answer.rpc_url) && token !== undefined)) {
+      return Either.left("can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token")
+    }
+    const unusable = rpcUrlProblem(answer.rpc_url.trim())
+    return unusable !== undefined
+      ? Either.left(`rpc_url ${unusable}`)
+      : Either.right({
         _tag: "Admitted",
         rpcUrl: answer.rpc_url.trim(),
         token,
@@ -239,7 +256,7 @@ export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decisi
         state,
         notice
       })
-      : Either.left("can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token")
+  }
   const terminal = (state: string, notice: RuntimeNotice | undefined): Either.Either<Decision, string> =>
     Either.right({ _tag: "Terminal", state, notice, detail: orUndefined(answer.detail), presence })
 

@@ -14,11 +14,13 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
+import { parseBoundedJson } from "./internal/boundedJson.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -245,18 +247,35 @@ export const makeMemoryStoreWith = (options?: MemoryStoreOptions): Effect.Effect
 export const makeMemoryStore: Effect.Effect<RuntimeAccessStore> = makeMemoryStoreWith()
 
 /**
+ * A store's JSON text (a file, a key-value entry) decoded as `schema`, within `maxDepth` levels of nesting
+ * checked without recursion before the text is parsed: `None` for text that is not JSON, nests deeper or
+ * breaks the schema. What a store reads may have been written by anyone; deep nesting costs it nothing.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const decodeStoredJson = <A, I>(
+  schema: Schema.Schema<A, I>,
+  maxDepth: number
+): (text: string) => Option.Option<A> => {
+  const decode = Schema.decodeUnknownOption(schema)
+  return (text) => Option.flatMap(Either.getRight(parseBoundedJson(text, maxDepth)), decode)
+}
+
+/**
  * The layout of an entry in a `KeyValueStore`: a versioned JSON object, the token in clear (the store is
  * where the token lives, as the CLI's 0600 file is).
  */
-const StoredAccess = Schema.parseJson(Schema.Struct({
+const StoredFields = Schema.Struct({
   version: Schema.Literal(1),
   rpcUrl: Schema.String,
   token: Schema.Redacted(Schema.String),
   validUntilMillis: Schema.Number,
   serviceUid: Schema.optional(Schema.String)
-}))
-const decodeStored = Schema.decodeUnknownOption(StoredAccess)
-const encodeStored = Schema.encodeSync(StoredAccess)
+})
+// An entry is one level deep: 8 leaves room for the format to grow, and none for a hostile value.
+const decodeStored = decodeStoredJson(StoredFields, 8)
+const encodeStored = Schema.encodeSync(Schema.parseJson(StoredFields))
 
 /**
  * @since 0.2.0

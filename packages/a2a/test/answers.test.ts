@@ -9,6 +9,8 @@ import type { HttpAnswer } from "../src/internal/exchange.js"
 import { messageError, taskError } from "../src/internal/httpErrors.js"
 import * as Timeout from "../src/Timeout.js"
 
+/** No secret known: these tests are about the rules (scrubbing is secrets.test.ts'). */
+const keep = (text: string) => text
 const uid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 const call = Effect.flatMap(
   Timeout.toBudget(undefined),
@@ -55,6 +57,7 @@ describe("message answers", () => {
       const decoded = yield* decodeSendAnswer(
         c,
         answer(200, { message: rich }, "application/a2a+json; charset=utf-8"),
+        keep,
         "message"
       )
       expect(decoded).toEqual(rich)
@@ -63,7 +66,7 @@ describe("message answers", () => {
   it.effect("each broken rule has its own message", () =>
     Effect.gen(function*() {
       const c = yield* call
-      const check = (message: unknown) => rule(decodeSendAnswer(c, answer(200, { message }), "message"))
+      const check = (message: unknown) => rule(decodeSendAnswer(c, answer(200, { message }), keep, "message"))
       expect(check({ ...agentMessage, role: "ROLE_USER" })[0]).toBe("role")
       const responder = check({ ...agentMessage, role: "ROLE_RESPONDER" })
       expect(responder[0]).toBe("role")
@@ -77,18 +80,18 @@ describe("message answers", () => {
       expect(other[0]).toBe("context-id")
       expect(other[1]).toContain("another session")
       expect(check({ ...agentMessage, contextId: undefined })[0]).toBe("context-id")
-      expect(rule(decodeSendAnswer(c, answer(200, "<html>oops</html>", "text/html"), "message"))[0]).toBe("json")
-      expect(rule(decodeSendAnswer(c, answer(200, [1]), "message"))[0]).toBe("envelope")
-      expect(rule(decodeSendAnswer(c, answer(200, { nothing: 1 }), "message"))[0]).toBe("envelope")
+      expect(rule(decodeSendAnswer(c, answer(200, "<html>oops</html>", "text/html"), keep, "message"))[0]).toBe("json")
+      expect(rule(decodeSendAnswer(c, answer(200, [1]), keep, "message"))[0]).toBe("envelope")
+      expect(rule(decodeSendAnswer(c, answer(200, { nothing: 1 }), keep, "message"))[0]).toBe("envelope")
     }))
 
   it.effect("a Task to a Message request (and the reverse) is a response-kind mismatch", () =>
     Effect.gen(function*() {
       const c = yield* call
       const task = { id: "t1", contextId: uid, status: { state: "TASK_STATE_WORKING" } }
-      expect(rule(decodeSendAnswer(c, answer(200, { task }), "message"))[0]).toBe("response-kind")
-      expect(rule(decodeSendAnswer(c, answer(200, { message: agentMessage }), "task"))[0]).toBe("response-kind")
-      expect(Either.isRight(decodeSendAnswer(c, answer(200, { task }), "task"))).toBe(true)
+      expect(rule(decodeSendAnswer(c, answer(200, { task }), keep, "message"))[0]).toBe("response-kind")
+      expect(rule(decodeSendAnswer(c, answer(200, { message: agentMessage }), keep, "task"))[0]).toBe("response-kind")
+      expect(Either.isRight(decodeSendAnswer(c, answer(200, { task }), keep, "task"))).toBe(true)
     }))
 })
 
@@ -97,11 +100,11 @@ describe("task answers", () => {
     Effect.gen(function*() {
       const c = yield* call
       const task = { id: "t1", contextId: uid, status: { state: "TASK_STATE_COMPLETED" }, extra: 1 }
-      expect(yield* decodeTaskAnswer(c, answer(200, task))).toEqual(task)
-      expect(yield* decodeTaskAnswer(c, answer(200, { task }))).toEqual(task)
-      expect(rule(decodeTaskAnswer(c, answer(200, { ...task, id: " " })))[0]).toBe("task-id")
-      expect(rule(decodeTaskAnswer(c, answer(200, { ...task, contextId: "x" })))[0]).toBe("context-id")
-      expect(rule(decodeTaskAnswer(c, answer(200, { ...task, status: { state: "DONE" } })))[0]).toBe("task-state")
+      expect(yield* decodeTaskAnswer(c, answer(200, task), keep)).toEqual(task)
+      expect(yield* decodeTaskAnswer(c, answer(200, { task }), keep)).toEqual(task)
+      expect(rule(decodeTaskAnswer(c, answer(200, { ...task, id: " " }), keep))[0]).toBe("task-id")
+      expect(rule(decodeTaskAnswer(c, answer(200, { ...task, contextId: "x" }), keep))[0]).toBe("context-id")
+      expect(rule(decodeTaskAnswer(c, answer(200, { ...task, status: { state: "DONE" } }), keep))[0]).toBe("task-state")
     }))
 })
 
@@ -124,7 +127,7 @@ describe("runtime error answers", () => {
   }
 
   it("504 + MESSAGE_RESPONSE_LIMIT_EXCEEDED from mainsequence.ai is the message limit, a server error", () => {
-    const error = messageError(answer(504, limit))
+    const error = messageError(answer(504, limit), keep)
     expect(error._tag).toBe("A2AMessageLimitExceededError")
     expect(A2AError.isServerError(error)).toBe(true)
     if (error._tag === "A2AMessageLimitExceededError") expect(error.limitSeconds).toBe(90)
@@ -133,14 +136,14 @@ describe("runtime error answers", () => {
   })
 
   it("other 502/504s are plain ServerErrors, with a clear message for HTML pages", () => {
-    const html = messageError(answer(504, "<html><title>504 Gateway Time-out</title></html>", "text/html"))
+    const html = messageError(answer(504, "<html><title>504 Gateway Time-out</title></html>", "text/html"), keep)
     expect(html._tag).toBe("ServerError")
     expect(html.message).toContain("504 Gateway Time-out")
     const otherDomain = JSON.parse(JSON.stringify(limit))
     otherDomain.error.details[1].domain = "example.com"
-    expect(messageError(answer(504, otherDomain))._tag).toBe("ServerError")
-    expect(messageError(answer(502, limit))._tag).toBe("ServerError")
-    const bare = messageError(answer(504, { error: { code: 504, message: "deadline" } }))
+    expect(messageError(answer(504, otherDomain), keep)._tag).toBe("ServerError")
+    expect(messageError(answer(502, limit), keep)._tag).toBe("ServerError")
+    const bare = messageError(answer(504, { error: { code: 504, message: "deadline" } }), keep)
     expect(bare._tag).toBe("ServerError")
     if (bare._tag === "ServerError") expect(bare.origin).toBe("runtime")
   })
@@ -153,9 +156,9 @@ describe("runtime error answers", () => {
         details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason, domain: "a2a-protocol.org" }]
       }
     })
-    expect(taskError("t1", answer(404, status("TASK_NOT_FOUND")))._tag).toBe("TaskNotFoundError")
-    expect(taskError("t1", answer(400, status("TASK_NOT_CANCELABLE")))._tag).toBe("TaskNotCancelableError")
-    const other = messageError(answer(400, status("UNSUPPORTED_OPERATION")))
+    expect(taskError("t1", answer(404, status("TASK_NOT_FOUND")), keep)._tag).toBe("TaskNotFoundError")
+    expect(taskError("t1", answer(400, status("TASK_NOT_CANCELABLE")), keep)._tag).toBe("TaskNotCancelableError")
+    const other = messageError(answer(400, status("UNSUPPORTED_OPERATION")), keep)
     expect(other._tag).toBe("A2ARequestError")
     if (other._tag === "A2ARequestError") expect(other.reason).toBe("UNSUPPORTED_OPERATION")
   })

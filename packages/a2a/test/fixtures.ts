@@ -3,17 +3,21 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { A2ASchema, layerTest, type SessionScenario, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as Tracer from "effect/Tracer"
+import { inspect } from "node:util"
 import * as A2AClient from "../src/A2AClient.js"
 import type * as A2AProtocol from "../src/A2AProtocol.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
@@ -221,6 +225,27 @@ export const recordSpans = Effect.map(Effect.tracer, (base) => {
   })
   return { spans, tracer }
 })
+
+/** Every text a span shows: its name, attributes and exit (its error's message and fields among them). */
+export const spanTexts = (spans: ReadonlyArray<Tracer.Span>): Array<string> =>
+  spans.flatMap((span) => [
+    span.name,
+    JSON.stringify([...span.attributes.entries()]),
+    ...(span.status._tag === "Ended"
+      ? [
+        JSON.stringify(span.status.exit),
+        Cause.pretty(Exit.causeOption(span.status.exit).pipe(Option.getOrElse(() => Cause.empty)))
+      ]
+      : [])
+  ])
+
+/** Every text an error shows: its message, `String`, JSON and `util.inspect`. */
+export const errorTexts = (error: unknown): Array<string> => [
+  error instanceof Error ? error.message : "",
+  String(error),
+  JSON.stringify(error),
+  inspect(error, { depth: Infinity })
+]
 
 /**
  * A first call (`m-a`, 2 s budget) gives up on a session still waking when the next retry no longer fits its

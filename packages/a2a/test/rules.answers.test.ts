@@ -1,3 +1,4 @@
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
@@ -26,13 +27,17 @@ const task = (fields: Record<string, unknown> = {}) => ({
   ...fields
 })
 
-/** One send (Message mode, or Task mode with `task`) to a runtime that answers 200 with `body` as JSON. */
-const sendAnswered = (body: unknown, kind: "message" | "task" = "message", taskId?: string) =>
+/** One send (Message mode, or Task mode with `task`) to a runtime that answers with `respond`. */
+const sendAnsweredWith = (
+  respond: (request: HttpClientRequest.HttpClientRequest) => HttpClientResponse.HttpClientResponse,
+  kind: "message" | "task" = "message",
+  taskId?: string
+) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
     const a2a = yield* clientOf(fakeRuntime((request) => {
       seen.push(`${request.method} ${request.url}`)
-      return Effect.succeed(jsonResponse(request, 200, body))
+      return Effect.succeed(respond(request))
     }))
     const result = yield* Effect.either(
       a2a.sendA2AMessage(sessionUid, {
@@ -46,6 +51,10 @@ const sendAnswered = (body: unknown, kind: "message" | "task" = "message", taskI
     expect(seen).toEqual([`POST ${sendUrl}`])
     return result
   })
+
+/** One send to a runtime that answers 200 with `body` as JSON. */
+const sendAnswered = (body: unknown, kind: "message" | "task" = "message", taskId?: string) =>
+  sendAnsweredWith((request) => jsonResponse(request, 200, body), kind, taskId)
 
 const invalid = (rule: string, reason: string, url = sendUrl) => ({
   _tag: "InvalidA2AResponseError",
@@ -278,6 +287,56 @@ describe("rules: the answer of get / cancel task (SPEC §7)", () => {
       const result = yield* getAnswered(task({ id: "" }))
       expect(result._tag === "Left" ? { ...result.left } : result).toEqual(
         taskInvalid("task-id", "the task's id must be a non-blank string")
+      )
+    }))
+})
+
+/** JSON text of `levels` nested arrays around `inner` (built as text: the value itself is too deep to print). */
+const nested = (levels: number, inner = "0") => `${"[".repeat(levels)}${inner}${"]".repeat(levels)}`
+/** The text of a valid Message answer whose one part's `data` is `data` (the data starts at depth 5). */
+const messageWithData = (data: string) =>
+  `{"message":{"messageId":"a-1","role":"ROLE_AGENT","contextId":"${sessionUid}","parts":[{"data":${data}}]}}`
+const answerText = (status: number, text: string) => (request: HttpClientRequest.HttpClientRequest) =>
+  HttpClientResponse.fromWeb(
+    request,
+    new Response(text, { status, headers: { "content-type": "application/a2a+json" } })
+  )
+
+describe("rules: an answer nested deeper than 512 levels is an InvalidA2AResponseError, never a defect", () => {
+  it.scoped("a Message answer 5,000 levels deep → rule json, saying how deep", () =>
+    Effect.gen(function*() {
+      expect(failure(yield* sendAnsweredWith(answerText(200, `{"message":${nested(5000)}}`)))).toEqual(
+        invalid("json", "the answer nests arrays and objects deeper than 512 levels")
+      )
+    }))
+
+  it.scoped("512 levels are an answer (its data kept whole and printable); 513 are not", () =>
+    Effect.gen(function*() {
+      const atLimit = messageWithData(nested(508))
+      const answer = success(yield* sendAnsweredWith(answerText(200, atLimit)))
+      expect(JSON.stringify({ message: answer })).toBe(atLimit)
+      expect(failure(yield* sendAnsweredWith(answerText(200, messageWithData(nested(509)))))).toEqual(
+        invalid("json", "the answer nests arrays and objects deeper than 512 levels")
+      )
+    }))
+
+  it.scoped("brackets inside strings, escaped quotes included, are not nesting", () =>
+    Effect.gen(function*() {
+      const data = `\\"${"[{".repeat(600)}` // a backslash, a quote, then 1,200 brackets: all inside the string
+      const answer = success(yield* sendAnsweredWith(answerText(200, messageWithData(JSON.stringify(data)))))
+      expect(answer).toMatchObject({ parts: [{ data }] })
+    }))
+
+  it.scoped("an error answer 5,000 levels deep is still a ServerError (its body excerpted)", () =>
+    Effect.gen(function*() {
+      const error = failure(yield* sendAnsweredWith(answerText(500, `{"error":${nested(5000)}}`)))
+      expect(error).toMatchObject({ _tag: "ServerError", status: 500, detail: `{"error":${"[".repeat(191)}…` })
+    }))
+
+  it.scoped("a Task answer 5,000 levels deep → rule json", () =>
+    Effect.gen(function*() {
+      expect(failure(yield* sendAnsweredWith(answerText(200, `{"task":${nested(5000, "{}")}}`), "task"))).toEqual(
+        invalid("json", "the answer nests arrays and objects deeper than 512 levels")
       )
     }))
 })

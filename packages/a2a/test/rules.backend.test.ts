@@ -415,3 +415,78 @@ describe("rules: the backend URL (SPEC §3)", () => {
       })
     }))
 })
+
+describe("rules: a backend answer nested deeper than 512 levels is a BackendContractError, never a defect", () => {
+  const contract = (reason: string) => ({
+    _tag: "BackendContractError",
+    agentSessionUid: sessionUid,
+    messageId: "m-1",
+    url: resolveUrl,
+    status: 200,
+    reason
+  })
+  const tooDeep = contract("the answer nests arrays and objects deeper than 512 levels")
+  /** A ready resolve answer whose `runtime_paths` nests `levels` arrays (it starts at depth 2). */
+  const readyWithPaths = (levels: number) =>
+    `{"mode":"token","rpc_url":"${base}/runtimes/x/","token":"t","runtime_paths":${"[".repeat(levels)}${
+      "]".repeat(levels)
+    }}`
+
+  it.effect("a resolve answer 5,000 levels deep → BackendContractError saying how deep, nothing sent", () =>
+    Effect.gen(function*() {
+      expect(yield* resolveAnswered({ status: 200, text: `{"token":${"[".repeat(5000)}${"]".repeat(5000)}}` }))
+        .toEqual(tooDeep)
+      expect(yield* resolveAnswered({ status: 200, text: readyWithPaths(512) })).toEqual(tooDeep)
+    }))
+
+  it.effect("512 levels are an answer: the resolve answer is decided on (here its rpc_url is refused)", () =>
+    Effect.gen(function*() {
+      expect(yield* resolveAnswered({ status: 200, text: readyWithPaths(511).replace(base, "ftp://x") })).toEqual(
+        contract("rpc_url has the scheme ftp:; it must be an absolute http: or https: URL")
+      )
+    }))
+
+  it.effect("an error answer 5,000 levels deep is still the status's error, its body excerpted", () =>
+    Effect.gen(function*() {
+      const error = yield* resolveAnswered({ status: 404, text: "[".repeat(5000) + "]".repeat(5000) })
+      expect(error).toEqual(notFound(`${"[".repeat(200)}…`))
+    }))
+})
+
+describe("rules: rpc_url must be an absolute http: or https: URL, used as given (SPEC §3)", () => {
+  const ready = (rpcUrl: string) => ({
+    status: 200,
+    body: { mode: "token", rpc_url: rpcUrl, token: "runtime-token", expires_at: null }
+  })
+  const refused = (reason: string) => ({
+    _tag: "BackendContractError",
+    agentSessionUid: sessionUid,
+    messageId: "m-1",
+    url: resolveUrl,
+    status: 200,
+    reason: `rpc_url ${reason}`
+  })
+  const cases: ReadonlyArray<readonly [string, string]> = [
+    ["file:///etc/passwd", "file:"],
+    ["data:text/plain,hi", "data:"],
+    ["ftp://runtime.example/rt/", "ftp:"],
+    ["javascript:alert(1)", "javascript:"],
+    [`blob:${base}/runtimes/x/`, "blob:"]
+  ]
+  for (const [rpcUrl, scheme] of cases) {
+    it.effect(`${scheme} → BackendContractError naming rpc_url and the scheme; nothing sent`, () =>
+      Effect.gen(function*() {
+        expect(yield* resolveAnswered(ready(rpcUrl))).toEqual(
+          refused(`has the scheme ${scheme}; it must be an absolute http: or https: URL`)
+        )
+      }))
+  }
+  for (const rpcUrl of ["/runtimes/x/", "runtimes/x/", "//runtime.example/rt/"]) {
+    it.effect(`a relative rpc_url (${rpcUrl}) → BackendContractError; nothing sent`, () =>
+      Effect.gen(function*() {
+        expect(yield* resolveAnswered(ready(rpcUrl))).toEqual(
+          refused("is not an absolute URL; it must be an absolute http: or https: URL")
+        )
+      }))
+  }
+})

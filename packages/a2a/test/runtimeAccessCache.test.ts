@@ -48,6 +48,21 @@ describe("RuntimeAccess.decide", () => {
     expect(Either.isLeft(decide({ ...ready, token: null }))).toBe(true)
   })
 
+  it("admits an absolute http: or https: rpc_url as given (trimmed only); refuses any other, naming rpc_url", () => {
+    const rpcUrlOf = (rpcUrl: string) =>
+      Either.map(decide({ ...ready, rpc_url: rpcUrl }), (d) => d._tag === "Admitted" && d.rpcUrl)
+    expect(rpcUrlOf("http://127.0.0.1:8080/rt/x/")).toEqual(Either.right("http://127.0.0.1:8080/rt/x/"))
+    expect(rpcUrlOf(" HTTPS://Runtime.Example/rt/%7Ex/ ")).toEqual(Either.right("HTTPS://Runtime.Example/rt/%7Ex/"))
+    for (const scheme of ["file:", "data:", "ftp:", "javascript:", "blob:", "ws:"]) {
+      expect(rpcUrlOf(`${scheme}//runtime.example/rt/`)).toEqual(
+        Either.left(`rpc_url has the scheme ${scheme}; it must be an absolute http: or https: URL`)
+      )
+    }
+    expect(rpcUrlOf("/rt/x/")).toEqual(
+      Either.left("rpc_url is not an absolute URL; it must be an absolute http: or https: URL")
+    )
+  })
+
   it("transient with a numeric retry waits (at least 100 ms); anything else blocked is terminal", () => {
     const blocked = (state: string, retry: number | null) => ({
       mode: "unavailable",
@@ -317,6 +332,23 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
       const read = Option.getOrThrow(yield* cache.get("k"))
       expect(read.serviceUid).toBeUndefined()
       expect(Redacted.value(read.token)).toBe("tok")
+    }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
+
+  it.effect("an entry nested deeper than 8 levels is a miss, read without recursion (one at 8 is read)", () =>
+    Effect.gen(function*() {
+      const cache = yield* RuntimeAccessCache.RuntimeAccessCache
+      const kv = yield* KeyValueStore.KeyValueStore
+      // the entry object is level 1: an extra field of n arrays makes it 1 + n deep
+      const stored = (n: number) =>
+        `{"version":1,"rpcUrl":"https://rt.example","token":"tok","validUntilMillis":60000,"x":${"[".repeat(n)}${
+          "]".repeat(n)
+        }}`
+      yield* kv.set("mainsequence-a2a-runtime-access-k7", stored(7))
+      yield* kv.set("mainsequence-a2a-runtime-access-k8", stored(8))
+      yield* kv.set("mainsequence-a2a-runtime-access-deep", stored(1_000_000))
+      expect(Option.map(yield* cache.get("k7"), (access) => access.rpcUrl)).toEqual(Option.some("https://rt.example"))
+      expect(yield* cache.get("k8")).toEqual(Option.none())
+      expect(yield* cache.get("deep")).toEqual(Option.none())
     }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
 
   it.effect("set refuses an access that expires exactly now, whatever the store would keep", () =>

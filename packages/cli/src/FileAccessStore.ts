@@ -5,6 +5,9 @@
  * - every write replaces the file atomically: a temp file (mode 0600) in the same directory, then a rename;
  * - the format is versioned (`{"version": 1, "entries": {…}}`); a missing, unreadable, corrupt or
  *   foreign-version file reads as empty and is replaced by the next write — never a crash;
+ * - a file over {@link maxFileBytes} or nested deeper than {@link maxFileDepth} is corrupt too: its size is
+ *   checked before it is read, its nesting before it is parsed, so a hostile file costs a send milliseconds;
+ * - an entry whose `rpcUrl` is not an absolute `http:` / `https:` URL makes the file corrupt (never followed);
  * - a write merges with the file's content read right before it, so concurrent CLI processes keep each
  *   other's entries as far as possible and never leave a torn file (the rename is atomic).
  *
@@ -14,7 +17,7 @@
  */
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
-import type { RuntimeAccessCache } from "@mainsequence/a2a"
+import { RuntimeAccessCache } from "@mainsequence/a2a"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
@@ -39,8 +42,29 @@ export const fileName = "runtime_access_cache.json"
  */
 export const formatVersion = 1
 
+/**
+ * The largest cache file read, in bytes. An entry is about 1.5 KB (a JWT and a URL, pretty-printed), and
+ * the file keeps only live entries: 1 MiB holds some 700 sessions in use at once, far more than anyone has.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxFileBytes = 1024 * 1024
+
+/**
+ * The deepest nesting read: the format is 3 levels deep (file, entries, entry); the rest is room to grow.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const maxFileDepth = 8
+
+const HttpUrl = Schema.String.pipe(
+  Schema.filter((url) => URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol))
+)
+
 const Entry = Schema.Struct({
-  rpcUrl: Schema.String,
+  rpcUrl: HttpUrl,
   token: Schema.String,
   validUntilMillis: Schema.Number,
   serviceUid: Schema.optional(Schema.String)
@@ -65,7 +89,7 @@ export const CacheFile = Schema.Struct({
  */
 export type CacheFile = typeof CacheFile.Type
 
-const decodeCacheFile = Schema.decodeUnknownOption(Schema.parseJson(CacheFile))
+const decodeCacheFile = RuntimeAccessCache.decodeStoredJson(CacheFile, maxFileDepth)
 
 const toEntry = (access: RuntimeAccessCache.CachedRuntimeAccess): Entry => ({
   rpcUrl: access.rpcUrl,
@@ -106,8 +130,14 @@ export const make = (
     // One read-modify-write at a time inside this process; across processes the rename keeps the file whole.
     const writeLock = yield* Effect.makeSemaphore(1)
 
-    const readEntries: Effect.Effect<Record.ReadonlyRecord<string, Entry>> = fs.readFileString(filePath).pipe(
-      Effect.map((text) => Option.match(decodeCacheFile(text), { onNone: () => ({}), onSome: (file) => file.entries })),
+    const readEntries: Effect.Effect<Record.ReadonlyRecord<string, Entry>> = fs.stat(filePath).pipe(
+      Effect.flatMap((info) =>
+        info.size > FileSystem.Size(maxFileBytes) ? Effect.succeed(Option.none()) : Effect.map(
+          fs.readFileString(filePath),
+          decodeCacheFile
+        )
+      ),
+      Effect.map(Option.match({ onNone: () => ({}), onSome: (file) => file.entries })),
       Effect.orElseSucceed(() => ({}))
     )
 

@@ -1,5 +1,8 @@
 import { NodeContext } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { afterEach, describe, expect, it } from "@effect/vitest"
 import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Duration from "effect/Duration"
@@ -297,4 +300,97 @@ describe("--debug over the simulated platform (test clock)", () => {
       expect(rotated.stderr).toMatch(/ < 401 POST http\S+message:send/)
       expect(all).toMatch(/authorization: <redacted>/)
     }).pipe(Effect.provide(expiredLayer)))
+})
+
+describe("CLI secrecy: a platform that echoes the tokens it was sent", () => {
+  const bearerOf = (request: HttpClientRequest.HttpClientRequest) =>
+    (request.headers["authorization"] ?? "").replace(/^Bearer /, "")
+  const isResolve = (request: HttpClientRequest.HttpClientRequest) => request.url.endsWith("/resolve-runtime-access/")
+  const isSend = (request: HttpClientRequest.HttpClientRequest) => request.url.endsWith("/message:send")
+  const cases: ReadonlyArray<
+    readonly [string, (request: HttpClientRequest.HttpClientRequest) => { status: number; body: unknown } | undefined]
+  > = [
+    [
+      "a backend 401 naming the user's token",
+      (r) => isResolve(r) ? { status: 401, body: { detail: `Token '${bearerOf(r)}' is expired` } } : undefined
+    ],
+    [
+      "a backend 500 whose body is a resolve answer",
+      (r) => isResolve(r) ? { status: 500, body: { mode: "token", token: "rt-handed-out-0c9f8e7d" } } : undefined
+    ],
+    [
+      "a terminal resolve answer quoting the user's token",
+      (r) =>
+        isResolve(r)
+          ? {
+            status: 200,
+            body: {
+              detail: `for ${bearerOf(r)}`,
+              runtime_interaction: { state: "unavailable", can_submit: false, notice: { title: bearerOf(r) } }
+            }
+          }
+          : undefined
+    ],
+    [
+      "a runtime 400 google.rpc message naming the runtime token",
+      (r) =>
+        isSend(r) ? { status: 400, body: { error: { code: 400, message: `bad bearer ${bearerOf(r)}` } } } : undefined
+    ],
+    [
+      "a runtime answer whose role is the runtime token",
+      (r) =>
+        isSend(r)
+          ? {
+            status: 200,
+            body: {
+              message: { role: bearerOf(r), messageId: "a", contextId: ready.sessionUid, parts: [{ text: "x" }] }
+            }
+          }
+          : undefined
+    ]
+  ]
+  it.scoped("a runtime token read from the cache file (a previous run's) is scrubbed too", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const first = yield* runCliSimulated(send(ready.sessionUid, "--message", "one"), { configDir })
+      expect(first.exitCode).toBe(0)
+      const echoed = new Set<string>()
+      const second = yield* runCliSimulated(send(ready.sessionUid, "--message", "two"), {
+        configDir,
+        httpClient: (simulated) =>
+          HttpClient.make((request) => {
+            if (!isSend(request)) return simulated.execute(request)
+            echoed.add(bearerOf(request))
+            const body = { error: { code: 400, message: `bad bearer ${bearerOf(request)}` } }
+            return Effect.succeed(HttpClientResponse.fromWeb(request, Response.json(body, { status: 400 })))
+          })
+      })
+      // no resolve in the second run: the token came from the file
+      expect((yield* (yield* SimulatedPlatform.SimulatedPlatform).counters).resolveCalls[ready.sessionUid]).toBe(1)
+      expect(echoed.size).toBe(1)
+      expect(second.stderr).toContain("bad bearer [redacted]")
+      for (const secret of echoed) expect(second.stdout + second.stderr).not.toContain(secret)
+    }).pipe(Effect.provide(platformLayer)))
+
+  for (const [what, answer] of cases) {
+    it.scoped(`stdout and stderr show none of them: ${what}`, () =>
+      Effect.gen(function*() {
+        const configDir = yield* tempConfigDir
+        const secrets = new Set([Redacted.value(SimulatedPlatform.defaultUserAccessToken), "rt-handed-out-0c9f8e7d"])
+        const result = yield* runCliSimulated(send(ready.sessionUid, "--message", "hi"), {
+          configDir,
+          httpClient: (simulated) =>
+            HttpClient.make((request) => {
+              secrets.add(bearerOf(request))
+              const given = answer(request)
+              return given === undefined
+                ? simulated.execute(request)
+                : Effect.succeed(HttpClientResponse.fromWeb(request, Response.json(given.body, given)))
+            })
+        })
+        expect(result.exitCode).not.toBe(0)
+        expect(result.stderr).toContain("[redacted]")
+        for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret)
+      }).pipe(Effect.provide(platformLayer)))
+  }
 })

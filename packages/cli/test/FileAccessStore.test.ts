@@ -87,6 +87,53 @@ describe("FileAccessStore", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("a file over 1 MiB, nested deeper than 8 levels or with a non-http(s) rpcUrl is corrupt, and replaced", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs, readJson, store } = yield* setup
+      yield* fs.makeDirectory(directory, { recursive: true })
+      const entry = (rpcUrl: string, extra = "") =>
+        `{"version":1,"entries":{"key-1":{"rpcUrl":"${rpcUrl}","token":"t","validUntilMillis":9e15${extra}}}}`
+      const valid = entry("https://rt.example/")
+      // padded with spaces to exactly the limit: read; one byte more: corrupt
+      const padded = (bytes: number) => valid + " ".repeat(bytes - valid.length)
+      // the entry is level 3: an extra field of n arrays makes the file 3 + n deep
+      const nested = (n: number) => entry("https://rt.example/", `,"x":${"[".repeat(n)}${"]".repeat(n)}`)
+      const cases: ReadonlyArray<readonly [string, boolean]> = [
+        [padded(FileAccessStore.maxFileBytes), true],
+        [padded(FileAccessStore.maxFileBytes + 1), false],
+        [nested(5), true],
+        [nested(6), false],
+        [entry("http://127.0.0.1:1/rt/"), true],
+        ...["file:///etc/passwd", "data:text/plain,x", "ftp://rt.example/", "javascript:x", "blob:https://rt/", "/rt/"]
+          .map((rpcUrl) => [entry(rpcUrl), false] as const)
+      ]
+      expect([FileAccessStore.maxFileBytes, FileAccessStore.maxFileDepth]).toEqual([1024 * 1024, 8])
+      for (const [content, read] of cases) {
+        yield* fs.writeFileString(file, content)
+        expect(Option.isSome(yield* store.get("key-1")), content.slice(0, 120)).toBe(read)
+      }
+      yield* fs.writeFileString(file, nested(6))
+      yield* store.set("key-2", access(2))
+      const json = (yield* readJson) as { version: number; entries: Record<string, unknown> }
+      expect([json.version, Object.keys(json.entries)]).toEqual([1, ["key-2"]])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a 20 MB corrupt file (a valid start, then deep nesting) reads as empty at once, and is replaced", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs, readJson, store } = yield* setup
+      yield* fs.makeDirectory(directory, { recursive: true })
+      const levels = 10 * 1024 * 1024
+      yield* fs.writeFileString(
+        file,
+        `{"version":1,"entries":{"key-1":{"rpcUrl":"https://rt.example/","token":"t","validUntilMillis":9e15,"x":${
+          "[".repeat(levels)
+        }${"]".repeat(levels)}}}}`
+      )
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* store.set("key-2", access(2))
+      expect(Object.keys(((yield* readJson) as { entries: Record<string, unknown> }).entries)).toEqual(["key-2"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("never fails when the file cannot be read or written", () =>
     Effect.gen(function*() {
       const { file, fs, store } = yield* setup

@@ -427,6 +427,45 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     }), 60_000)
 
   it.scopedLive(
+    "a 20 MB corrupt cache file costs a send under a second, and is replaced by a valid one",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* servePlatform()
+        const fresh = configDir()
+        const hostile = configDir()
+        // a valid start, then 10 M levels of nesting: 20 MB
+        const levels = 10 * 1024 * 1024
+        Fs.writeFileSync(
+          cacheFile(hostile),
+          `{"version":1,"entries":{"k":{"rpcUrl":"http://127.0.0.1:1/","token":"t","validUntilMillis":9e15,"x":${
+            "[".repeat(levels)
+          }${"]".repeat(levels)}}}}`,
+          { mode: 0o600 }
+        )
+        // a first run warms the CLI's code cache, so the two measured runs start alike
+        yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi"), { configDir: configDir(), env })
+        const withoutFile = yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi"), {
+          configDir: fresh,
+          env
+        })
+        const withFile = yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi"), {
+          configDir: hostile,
+          env
+        })
+        expect([withoutFile.code, withFile.code], withFile.stderr).toEqual([0, 0])
+        printedMessage(withFile.stdout)
+        expect(withFile.ms).toBeLessThan(withoutFile.ms + 1000)
+        const file = JSON.parse(Fs.readFileSync(cacheFile(hostile), "utf8")) as { version: number; entries: object }
+        expect(file.version).toBe(1)
+        expect(Object.keys(file.entries)).toHaveLength(1)
+        expect(Fs.statSync(cacheFile(hostile)).size).toBeLessThan(4096)
+        collectTokens(fresh)
+        collectTokens(hostile)
+      }),
+    60_000
+  )
+
+  it.scopedLive(
     "concurrent CLI processes sharing a config dir all succeed and leave a valid cache file",
     () =>
       Effect.gen(function*() {

@@ -8,8 +8,9 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
+import { maxJsonDepth, parseBoundedJson } from "./boundedJson.js"
 import type { Call } from "./callContext.js"
-import { describeBody, type HttpAnswer, jsonOf, mediaTypeOf } from "./exchange.js"
+import { describeBody, type HttpAnswer, mediaTypeOf, textOf } from "./exchange.js"
 
 type Result<A> = Either.Either<A, InvalidA2AResponseError>
 
@@ -25,6 +26,18 @@ const invalid = (call: Call, answer: HttpAnswer, rule: string, reason: string): 
     })
   )
 
+/** The error with its reason (which may quote the answer) and url (the platform's rpc_url) `scrub`bed. */
+const scrubbed = <A>(scrub: Scrub, result: Result<A>): Result<A> =>
+  Either.mapLeft(result, (error) =>
+    new InvalidA2AResponseError({
+      agentSessionUid: error.agentSessionUid,
+      messageId: error.messageId,
+      url: scrub(error.url),
+      status: error.status,
+      rule: error.rule,
+      reason: scrub(error.reason)
+    }))
+
 const isNonBlankString = (u: unknown): u is string => Predicate.isString(u) && u.trim() !== ""
 
 /**
@@ -37,10 +50,13 @@ export const schemaPath = (error: ParseResult.ParseError): string => {
   return path.length === 0 ? "" : ` at ${path.map(String).join(".")}`
 }
 
-const jsonObject = (call: Call, answer: HttpAnswer): Result<Record<string, unknown>> =>
+type Scrub = (text: string) => string
+
+const jsonObject = (call: Call, answer: HttpAnswer, scrub: Scrub): Result<Record<string, unknown>> =>
   Either.flatMap(
-    Either.fromOption(jsonOf(answer), () => {
-      const what = describeBody(answer)
+    Either.mapLeft(parseBoundedJson(textOf(answer)), (refusal) => {
+      if (refusal === "too-deep") return `the answer nests arrays and objects deeper than ${maxJsonDepth} levels`
+      const what = describeBody(answer, scrub)
       const mediaType = mediaTypeOf(answer)
       return `the answer is not JSON (${mediaType === undefined ? "no media type" : mediaType}${
         what === undefined ? ", empty body" : `: ${what}`
@@ -142,10 +158,20 @@ export const validateTask = (call: Call, answer: HttpAnswer, task: unknown): Res
 export const decodeSendAnswer = (
   call: Call,
   answer: HttpAnswer,
+  scrub: Scrub,
   responseKind: A2AProtocol.ResponseKind,
   followUpTaskId?: string | undefined
 ): Result<A2AProtocol.Message | A2AProtocol.Task> =>
-  Either.flatMap(jsonObject(call, answer), (json): Result<A2AProtocol.Message | A2AProtocol.Task> => {
+  scrubbed(scrub, decodeSend(call, answer, scrub, responseKind, followUpTaskId))
+
+const decodeSend = (
+  call: Call,
+  answer: HttpAnswer,
+  scrub: Scrub,
+  responseKind: A2AProtocol.ResponseKind,
+  followUpTaskId: string | undefined
+): Result<A2AProtocol.Message | A2AProtocol.Task> =>
+  Either.flatMap(jsonObject(call, answer, scrub), (json): Result<A2AProtocol.Message | A2AProtocol.Task> => {
     const expected = responseKind === "message" ? "message" : "task"
     const other = responseKind === "message" ? "task" : "message"
     if (!(expected in json)) {
@@ -183,8 +209,11 @@ export const decodeSendAnswer = (
  *
  * @internal
  */
-export const decodeTaskAnswer = (call: Call, answer: HttpAnswer): Result<A2AProtocol.Task> =>
-  Either.flatMap(jsonObject(call, answer), (json) => {
+export const decodeTaskAnswer = (call: Call, answer: HttpAnswer, scrub: Scrub): Result<A2AProtocol.Task> =>
+  scrubbed(scrub, decodeTask(call, answer, scrub))
+
+const decodeTask = (call: Call, answer: HttpAnswer, scrub: Scrub): Result<A2AProtocol.Task> =>
+  Either.flatMap(jsonObject(call, answer, scrub), (json) => {
     if ("message" in json && !("task" in json) && !("id" in json)) {
       return invalid(
         call,

@@ -5,6 +5,7 @@
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
@@ -20,6 +21,7 @@ import {
   ServerError,
   SessionNotFoundError
 } from "../A2AError.js"
+import { maxJsonDepth, parseBoundedJson } from "./boundedJson.js"
 import { type Call, spanAttributes } from "./callContext.js"
 import {
   describeBody,
@@ -28,10 +30,12 @@ import {
   type HttpAnswer,
   joinUrl,
   jsonOf,
-  type ResponseTooLarge
+  type ResponseTooLarge,
+  textOf
 } from "./exchange.js"
 import { isSuccessStatus } from "./httpErrors.js"
 import type { A2AClientOptions } from "./options.js"
+import { type KnownSecrets, makeKnownSecrets } from "./scrubSecrets.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
@@ -57,36 +61,41 @@ export interface BackendClient {
     method: "GET" | "POST",
     path: string
   ) => Effect.Effect<BackendAnswer, BackendError>
+  /** The secrets the client knows (the user's tokens, the runtime tokens it has held), for every text it shows. */
+  readonly secrets: KnownSecrets
 }
 
 const pickString = (u: unknown, key: string): string | undefined =>
   Predicate.hasProperty(u, key) && Predicate.isString(u[key]) && u[key].trim() !== "" ? u[key] : undefined
 
 /**
- * The message of a backend error: JSON `detail`, `error` (or `error.message`) or `message`, else the text.
+ * The message of a backend error: JSON `detail`, `error` (or `error.message`) or `message`, else the text;
+ * `scrub`bed of secrets.
  *
  * @internal
  */
-export const backendErrorDetail = (answer: HttpAnswer): string | undefined =>
-  Option.match(jsonOf(answer), {
-    onNone: () => describeBody(answer),
+export const backendErrorDetail = (answer: HttpAnswer, scrub: (text: string) => string): string | undefined => {
+  const detail = Option.match(jsonOf(answer), {
+    onNone: () => undefined,
     onSome: (json) =>
       pickString(json, "detail") ?? pickString(json, "error") ??
         (Predicate.hasProperty(json, "error") ? pickString(json.error, "message") : undefined) ??
-        pickString(json, "message") ?? describeBody(answer)
+        pickString(json, "message")
   })
+  return detail === undefined ? describeBody(answer, scrub) : scrub(detail)
+}
 
 /**
- * The error for a non-2xx backend answer.
+ * The error for a non-2xx backend answer, its detail `scrub`bed of secrets.
  *
  * @internal
  */
-export const backendError = (answer: HttpAnswer): BackendError => {
+export const backendError = (answer: HttpAnswer, scrub: (text: string) => string): BackendError => {
   const fields = {
     method: answer.method,
     url: answer.url,
     status: answer.status,
-    detail: backendErrorDetail(answer)
+    detail: backendErrorDetail(answer, scrub)
   }
   switch (answer.status) {
     case 401:
@@ -127,6 +136,9 @@ export const make = (
   Effect.gen(function*() {
     const backendExchange = (call: Call, step: A2AStep, request: HttpClientRequest.HttpClientRequest) =>
       exchange(client, call, step, request, { maxResponseBytes, peer: "backend", tooLarge })
+    const secrets = makeKnownSecrets()
+    secrets.add("user", options.accessToken)
+    if (options.refreshToken !== undefined) secrets.add("user", options.refreshToken)
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
     // Stryker disable next-line ConditionalExpression,StringLiteral: a backendUrl that is not a string fails the client's options check (A2AInputError) before any request, so the "" fallback is never used
@@ -161,9 +173,13 @@ export const make = (
         if (!isSuccessStatus(answer.status)) return false
         const decoded = Schema.decodeUnknownOption(RefreshAnswer)(jsonOf(answer).pipe(Option.getOrUndefined))
         if (Option.isNone(decoded)) return false
+        secrets.add("user", decoded.value.access)
         yield* Ref.set(accessToken, decoded.value.access)
         const rotated = decoded.value.refresh
-        if (rotated !== undefined && rotated !== null) yield* Ref.set(refreshToken, Option.some(rotated))
+        if (rotated !== undefined && rotated !== null) {
+          secrets.add("user", rotated)
+          yield* Ref.set(refreshToken, Option.some(rotated))
+        }
         yield* Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" })
         return true
       }).pipe(
@@ -180,19 +196,21 @@ export const make = (
         const answer = first.answer.status === 401 && (yield* refreshAccess(call, step, first.token))
           ? (yield* send(call, step, method, path)).answer
           : first.answer
-        if (!isSuccessStatus(answer.status)) return yield* Effect.fail(backendError(answer))
-        const json = jsonOf(answer)
-        if (Option.isNone(json) || !Predicate.isRecord(json.value)) {
-          const what = describeBody(answer)
+        if (!isSuccessStatus(answer.status)) return yield* Effect.fail(backendError(answer, secrets.scrub))
+        const json = parseBoundedJson(textOf(answer))
+        if (Either.isLeft(json) || !Predicate.isRecord(json.right)) {
+          const what = describeBody(answer, secrets.scrub)
           return yield* new BackendContractError({
             url: answer.url,
             status: answer.status,
-            reason: `the answer is not a JSON object${what === undefined ? "" : ` (${what})`}`
+            reason: Either.isLeft(json) && json.left === "too-deep"
+              ? `the answer nests arrays and objects deeper than ${maxJsonDepth} levels`
+              : `the answer is not a JSON object${what === undefined ? "" : ` (${what})`}`
           })
         }
-        const result: BackendAnswer = { url: answer.url, status: answer.status, json: json.value }
+        const result: BackendAnswer = { url: answer.url, status: answer.status, json: json.right }
         return result
       })
 
-    return { request }
+    return { request, secrets }
   })

@@ -15,12 +15,14 @@ import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as A2AError from "../A2AError.js"
 import { type A2AStep, A2ATransportError } from "../A2AError.js"
+import { parseBoundedJson } from "./boundedJson.js"
 import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
@@ -280,7 +282,6 @@ const withTraceContext = (
 
 const disabled = () => true
 
-
 /**
  * The media type of an answer without parameters, lower-cased (`application/a2a+json; charset=utf-8` →
  * `application/a2a+json`).
@@ -302,23 +303,18 @@ export const textOf = (answer: HttpAnswer): string => utf8.decode(answer.body)
  *
  * @internal
  */
-export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => {
-  try {
-    return Option.some(JSON.parse(textOf(answer)))
-  } catch {
-    return Option.none()
-  }
-}
+export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => Either.getRight(parseBoundedJson(textOf(answer)))
 
 const squash = (text: string): string => text.replace(/\s+/g, " ").trim()
 
 /**
- * A short human description of a non-JSON body: an HTML page's title, else the start of the text.
+ * A short human description of a non-JSON body: an HTML page's title, else the start of the text, `scrub`bed
+ * of secrets before it is cut.
  *
  * @internal
  */
-export const describeBody = (answer: HttpAnswer): string | undefined => {
-  const text = textOf(answer)
+export const describeBody = (answer: HttpAnswer, scrub: (text: string) => string): string | undefined => {
+  const text = scrub(textOf(answer))
   const mediaType = mediaTypeOf(answer)
   if (mediaType === "text/html" || /^\s*<(!doctype|html)/i.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]

@@ -78,7 +78,7 @@ const limitSecondsOf = (info: ErrorInfo): number => {
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 90
 }
 
-const classify = (answer: HttpAnswer) => {
+const classify = (answer: HttpAnswer, scrub: (text: string) => string) => {
   const status = Option.match(jsonOf(answer), {
     onNone: (): RpcStatus => ({ message: undefined, errorInfo: Option.none() }),
     onSome: parseRpcStatus
@@ -86,10 +86,11 @@ const classify = (answer: HttpAnswer) => {
   const info = Option.getOrUndefined(status.errorInfo)
   return {
     info,
-    detail: status.message ?? describeBody(answer),
+    reason: info === undefined ? undefined : scrub(info.reason),
+    detail: status.message === undefined ? describeBody(answer, scrub) : scrub(status.message),
     fields: {
       method: answer.method,
-      url: answer.url,
+      url: scrub(answer.url),
       status: answer.status
     }
   }
@@ -101,9 +102,10 @@ const classify = (answer: HttpAnswer) => {
  * @internal
  */
 export const messageError = (
-  answer: HttpAnswer
+  answer: HttpAnswer,
+  scrub: (text: string) => string
 ): A2AMessageLimitExceededError | ServerError | A2ARequestError => {
-  const { detail, fields, info } = classify(answer)
+  const { detail, fields, info, reason } = classify(answer, scrub)
   if (
     answer.status === 504 && info !== undefined && info.reason === "MESSAGE_RESPONSE_LIMIT_EXCEEDED" &&
     info.domain === "mainsequence.ai"
@@ -115,8 +117,8 @@ export const messageError = (
       limitSeconds: limitSecondsOf(info)
     })
   }
-  if (answer.status >= 500) return new ServerError({ ...fields, origin: "runtime", reason: info?.reason, detail })
-  return new A2ARequestError({ ...fields, reason: info?.reason, detail })
+  if (answer.status >= 500) return new ServerError({ ...fields, origin: "runtime", reason, detail })
+  return new A2ARequestError({ ...fields, reason, detail })
 }
 
 /**
@@ -126,17 +128,18 @@ export const messageError = (
  */
 export const taskError = (
   taskId: string,
-  answer: HttpAnswer
+  answer: HttpAnswer,
+  scrub: (text: string) => string
 ): ServerError | TaskNotFoundError | TaskNotCancelableError | A2ARequestError => {
-  const { detail, fields, info } = classify(answer)
-  if (answer.status >= 500) return new ServerError({ ...fields, origin: "runtime", reason: info?.reason, detail })
+  const { detail, fields, info, reason } = classify(answer, scrub)
+  if (answer.status >= 500) return new ServerError({ ...fields, origin: "runtime", reason, detail })
   if (info?.reason === "TASK_NOT_FOUND") {
     return new TaskNotFoundError({ ...fields, taskId, reason: info.reason, detail })
   }
   if (info?.reason === "TASK_NOT_CANCELABLE") {
     return new TaskNotCancelableError({ ...fields, taskId, reason: info.reason, detail })
   }
-  return new A2ARequestError({ ...fields, reason: info?.reason, detail })
+  return new A2ARequestError({ ...fields, reason, detail })
 }
 
 /**

@@ -20,10 +20,14 @@ export const obtainAccess = (
 ): Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError> =>
   fresh
     ? awaitResolution(ctx, true)
-    : Effect.flatMap(ctx.cache.get(ctx.key), (cached) =>
-      Option.isSome(cached) && !wasRejected(ctx.session, cached.value)
-        ? Effect.as(Telemetry.count(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }), cached.value)
-        : Effect.zipRight(
+    : Effect.flatMap(ctx.cache.get(ctx.key), (cached) => {
+      if (Option.isNone(cached) || wasRejected(ctx.session, cached.value)) {
+        return Effect.zipRight(
           Telemetry.count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
           awaitResolution(ctx, Option.isSome(cached))
-        ))
+        )
+      }
+      // A token from the cache (another process's, maybe) is a secret this client now holds.
+      ctx.backend.secrets.add("runtime", cached.value.token)
+      return Effect.as(Telemetry.count(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }), cached.value)
+    })

@@ -5,6 +5,7 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
+import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { BackendContractError } from "../A2AError.js"
 import * as RuntimeAccess from "../RuntimeAccess.js"
@@ -16,6 +17,45 @@ import * as Telemetry from "./telemetry.js"
 // Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
 const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
 
+/** An object's string fields `scrub`bed (a notice, a presence: shown in errors and progress, never decided on). */
+const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: string) => string): A | undefined =>
+  value === undefined ? undefined : Object.fromEntries(
+    Object.entries(value).map(([key, field]) => [key, Predicate.isString(field) ? scrub(field) : field])
+  ) as A
+
+/**
+ * The decision's texts from the platform (state, notice, detail, presence, expiry, service uid) `scrub`bed of
+ * secrets; the `rpcUrl` is used as given.
+ */
+const scrubDecision = (
+  decision: RuntimeAccess.Decision,
+  scrub: (text: string) => string
+): RuntimeAccess.Decision => {
+  const optional = (text: string | undefined) => text === undefined ? undefined : scrub(text)
+  const notice = scrubStrings(decision.notice, scrub)
+  const state = scrub(decision.state)
+  switch (decision._tag) {
+    case "Admitted":
+      return {
+        ...decision,
+        state,
+        notice,
+        expiresAt: optional(decision.expiresAt),
+        serviceUid: optional(decision.serviceUid)
+      }
+    case "Transient":
+      return { ...decision, state, notice, presence: scrubStrings(decision.presence, scrub) }
+    case "Terminal":
+      return {
+        ...decision,
+        state,
+        notice,
+        detail: optional(decision.detail),
+        presence: scrubStrings(decision.presence, scrub)
+      }
+  }
+}
+
 /** @internal */
 export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
   Effect.gen(function*() {
@@ -26,16 +66,22 @@ export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
       "POST",
       `/api/v1/agent-sessions/${call.agentSessionUid}/resolve-runtime-access/`
     )
+    const { secrets } = call.backend
     const contractError = (reason: string) =>
       new BackendContractError({
         url: answer.url,
         status: answer.status,
-        reason
+        reason: secrets.scrub(reason)
       })
     const decoded = yield* decodeAnswer(answer.json).pipe(
       Effect.mapError((error) => contractError(`the runtime-access answer has an unexpected shape${schemaPath(error)}`))
     )
-    return yield* Either.mapLeft(RuntimeAccess.decide(decoded), contractError)
+    // The token just received is a secret from now on: the answer's own texts may quote it.
+    if (decoded.token !== undefined && decoded.token !== null) secrets.add("runtime", decoded.token)
+    return yield* Either.map(
+      Either.mapLeft(RuntimeAccess.decide(decoded), contractError),
+      (decision) => scrubDecision(decision, secrets.scrub)
+    )
   }).pipe(
     Effect.onExit((exit) =>
       Telemetry.count(Telemetry.resolutions, {

@@ -104,8 +104,8 @@ export const sendToRuntime = (
       checkRuntimeAnswer(
         answer,
         rejected,
-        (answer) => messageError(answer),
-        (answer) => decodeSendAnswer(call, answer, body.responseKind, body.taskId)
+        (answer) => messageError(answer, call.backend.secrets.scrub),
+        (answer) => decodeSendAnswer(call, answer, call.backend.secrets.scrub, body.responseKind, body.taskId)
       )
     )
   )

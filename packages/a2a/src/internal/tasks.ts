@@ -67,8 +67,8 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
         const task = yield* checkRuntimeAnswer(
           answer,
           rejected,
-          (answer) => taskError(taskId, answer),
-          (answer) => decodeTaskAnswer(call, answer)
+          (answer) => taskError(taskId, answer, call.backend.secrets.scrub),
+          (answer) => decodeTaskAnswer(call, answer, call.backend.secrets.scrub)
         )
         yield* noteTask(call, task)
         yield* Effect.annotateCurrentSpan("a2a.task.state", task.status.state)

@@ -1,5 +1,6 @@
 import { NodeContext } from "@effect/platform-node"
 import * as FileSystem from "@effect/platform/FileSystem"
+import * as HttpClient from "@effect/platform/HttpClient"
 import { A2AClient, RuntimeAccessCache } from "@mainsequence/a2a"
 import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
@@ -28,6 +29,8 @@ export const runCliSimulated = (
     readonly tty?: boolean
     readonly captured?: Captured
     readonly refreshToken?: Redacted.Redacted<string>
+    /** Wraps the simulated platform's client (e.g. to answer some requests by hand). */
+    readonly httpClient?: (simulated: HttpClient.HttpClient) => HttpClient.HttpClient
   }
 ) =>
   Effect.gen(function*() {
@@ -35,6 +38,11 @@ export const runCliSimulated = (
     const captured = options.captured ?? { stdout: "", stderr: "" }
     const store = yield* FileAccessStore.make({ directory: options.configDir })
     const accessToken = SimulatedPlatform.defaultUserAccessToken
+    const simulatedClient = options.httpClient === undefined
+      ? SimulatedHttpClient.layer
+      : Layer.effect(HttpClient.HttpClient, Effect.map(HttpClient.HttpClient, options.httpClient)).pipe(
+        Layer.provide(SimulatedHttpClient.layer)
+      )
     const clientLayer = (debug: boolean) =>
       A2AClient.layer({
         backendUrl: platform.baseUrl,
@@ -49,10 +57,8 @@ export const runCliSimulated = (
               ? HttpDebug.decorate([
                 accessToken,
                 ...(options.refreshToken === undefined ? [] : [options.refreshToken])
-              ])(
-                SimulatedHttpClient.layer
-              )
-              : SimulatedHttpClient.layer
+              ])(simulatedClient)
+              : simulatedClient
           ),
           Layer.provide(Layer.succeed(SimulatedPlatform.SimulatedPlatform, platform))
         )

@@ -1,0 +1,100 @@
+/**
+ * Secrets out of the platform's words: every text the SDK takes from an answer (an error's detail, an
+ * excerpt of a body, a value it quotes, a runtime state or notice) passes {@link scrubSecrets} before it
+ * becomes part of an error, a span or a progress event. Replaced by {@link redactedMarker}: the values the
+ * client knows (the user's access and refresh tokens, every runtime token it holds or has just received:
+ * {@link KnownSecrets}), any `"token": "…"` value in an excerpt, and credentials in the forms a proxy's take
+ * (a URL's `user:password@`, a `Basic` value): the client never sends those to the platform, so a platform
+ * that shows one has them from elsewhere.
+ */
+import * as Redacted from "effect/Redacted"
+
+/**
+ * What a secret is replaced by.
+ *
+ * @internal
+ */
+export const redactedMarker = "[redacted]"
+
+// A JSON `"token"` member (also `"access"` / `"refresh"`, the backend's token answer), value escapes included.
+const tokenMember = /("(?:token|access|refresh)"\s*:\s*")(?:[^"\\]|\\.)*("|$)/g
+// Credentials of a URL (`http://user:password@proxy:3128`) and a Basic `Proxy-Authorization` value.
+const urlCredentials = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@"]+@/gi
+const basicCredentials = /(\bBasic\s+)([A-Za-z0-9+/]{4,}={0,2})/g
+
+/** Whether `base64` is Basic credentials: `user:password` once decoded. */
+const isUserPassword = (base64: string): boolean => {
+  try {
+    return atob(base64).includes(":")
+  } catch {
+    return false
+  }
+}
+
+/**
+ * The shortest secret scrubbed: a shorter "token" (a hostile platform's `"t"`) would garble every text, and is
+ * guessed without any leak.
+ *
+ * @internal
+ */
+export const minSecretLength = 8
+
+/**
+ * `text` with every occurrence of a secret of `secrets` (of at least {@link minSecretLength} characters),
+ * every `"token": "…"` value and every URL's or `Basic` credentials replaced by {@link redactedMarker}.
+ *
+ * @internal
+ */
+export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string => {
+  let scrubbed = text.replace(tokenMember, `$1${redactedMarker}$2`).replace(urlCredentials, `$1${redactedMarker}@`)
+    .replace(
+      basicCredentials,
+      (basic, prefix: string, value: string) => isUserPassword(value) ? `${prefix}${redactedMarker}` : basic
+    )
+  // Longest first: a secret that contains another is replaced whole.
+  const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
+  for (const value of values.sort((a, b) => b.length - a.length)) scrubbed = scrubbed.split(value).join(redactedMarker)
+  return scrubbed
+}
+
+/**
+ * The secrets a client knows: the user's tokens (the configured ones and each rotation) and the runtime
+ * tokens it has held, each kind bounded by {@link maxKnownSecrets} (the oldest forgotten first), so runtime
+ * tokens never push the user's out.
+ *
+ * @internal
+ */
+export interface KnownSecrets {
+  readonly add: (kind: "user" | "runtime", secret: Redacted.Redacted<string>) => void
+  /** {@link scrubSecrets} with these secrets. */
+  readonly scrub: (text: string) => string
+}
+
+/**
+ * How many secrets of each kind a client remembers: a long-lived client meets a new runtime token per
+ * session and expiry, and its access token may rotate many times.
+ *
+ * @internal
+ */
+export const maxKnownSecrets = 256
+
+// Keyed by value: the same token redacted twice is one secret; re-adding one makes it the newest.
+const remember = (secrets: Map<string, Redacted.Redacted<string>>, secret: Redacted.Redacted<string>): void => {
+  const value = Redacted.value(secret)
+  secrets.delete(value)
+  secrets.set(value, secret)
+  for (const oldest of secrets.keys()) {
+    if (secrets.size <= maxKnownSecrets) break
+    secrets.delete(oldest)
+  }
+}
+
+/** @internal */
+export const makeKnownSecrets = (): KnownSecrets => {
+  const user = new Map<string, Redacted.Redacted<string>>()
+  const runtime = new Map<string, Redacted.Redacted<string>>()
+  return {
+    add: (kind, secret) => remember(kind === "user" ? user : runtime, secret),
+    scrub: (text) => scrubSecrets(text, [...user.values(), ...runtime.values()])
+  }
+}

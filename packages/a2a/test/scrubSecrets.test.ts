@@ -1,0 +1,85 @@
+import { describe, expect, it } from "@effect/vitest"
+import * as Redacted from "effect/Redacted"
+import { makeKnownSecrets, maxKnownSecrets, scrubSecrets } from "../src/internal/scrubSecrets.js"
+
+const secret = (value: string) => Redacted.make(value)
+
+describe("scrubSecrets", () => {
+  it("replaces every occurrence of each known secret by the marker", () => {
+    expect(scrubSecrets("a=secret-one b=secret-two c=secret-one", [secret("secret-one"), secret("secret-two")]))
+      .toBe("a=[redacted] b=[redacted] c=[redacted]")
+  })
+
+  it("replaces a secret that contains another whole (longest first)", () => {
+    const short = secret("abcdefgh")
+    const long = secret("abcdefgh-ijkl")
+    expect(scrubSecrets("x abcdefgh-ijkl y", [short, long])).toBe("x [redacted] y")
+  })
+
+  it("leaves secrets under 8 characters alone (they would garble every text)", () => {
+    expect(scrubSecrets("the state", [secret("t"), secret("abcdefg")])).toBe("the state")
+    expect(scrubSecrets("key abcdefgh", [secret("abcdefgh")])).toBe("key [redacted]")
+  })
+
+  it("replaces the value of a \"token\", \"access\" or \"refresh\" member, escapes and spaces included", () => {
+    expect(scrubSecrets(`{"token": "a\\"b", "access":"c", "refresh" :  "d", "other": "e"}`, [])).toBe(
+      `{"token": "[redacted]", "access":"[redacted]", "refresh" :  "[redacted]", "other": "e"}`
+    )
+  })
+
+  it("replaces the credentials of a URL and a Basic value (a proxy's), keeping the rest", () => {
+    expect(scrubSecrets("via http://alice:s3cret@proxy.internal:3128/ and HTTPS://bob@proxy:8443", [])).toBe(
+      "via http://[redacted]@proxy.internal:3128/ and HTTPS://[redacted]@proxy:8443"
+    )
+    expect(scrubSecrets("Proxy-Authorization: Basic YWxpY2U6czNjcmV0 refused", [])).toBe(
+      "Proxy-Authorization: Basic [redacted] refused"
+    )
+    expect(scrubSecrets("see https://runtime.example/a@b and mail alice@example.com, a Basic plan", [])).toBe(
+      "see https://runtime.example/a@b and mail alice@example.com, a Basic plan"
+    )
+    expect(scrubSecrets("Basic YTpiYw==, then Basic YTpi", [])).toBe("Basic [redacted], then Basic [redacted]")
+    // not base64 (5 characters), or no `user:` once decoded: left alone
+    expect(scrubSecrets("Basic abcde, Basic YWJjZGVm", [])).toBe("Basic abcde, Basic YWJjZGVm")
+  })
+
+  it("replaces a \"token\" value cut off at the end of an excerpt", () => {
+    expect(scrubSecrets(`{"rpc_url":"x","token":"eyJhbGciOi`, [])).toBe(`{"rpc_url":"x","token":"[redacted]`)
+  })
+})
+
+describe("KnownSecrets", () => {
+  it("scrubs the secrets added, of either kind", () => {
+    const known = makeKnownSecrets()
+    known.add("user", secret("user-token-1"))
+    known.add("runtime", secret("runtime-token-1"))
+    expect(known.scrub("user-token-1 runtime-token-1 other")).toBe("[redacted] [redacted] other")
+  })
+
+  it("remembers at most 256 runtime tokens, forgetting the oldest, and never pushes the user's out", () => {
+    const known = makeKnownSecrets()
+    known.add("user", secret("user-token-1"))
+    known.add("runtime", secret("runtime-token-first"))
+    for (let i = 0; i < maxKnownSecrets - 1; i++) known.add("runtime", secret(`runtime-token-${i}`))
+    // the 256th: all remembered
+    expect(known.scrub("runtime-token-first")).toBe("[redacted]")
+    known.add("runtime", secret("runtime-token-last"))
+    expect(known.scrub("runtime-token-first runtime-token-0 runtime-token-last user-token-1")).toBe(
+      "runtime-token-first [redacted] [redacted] [redacted]"
+    )
+  })
+
+  it("adding a known secret again makes it the newest", () => {
+    const known = makeKnownSecrets()
+    known.add("runtime", secret("runtime-token-first"))
+    for (let i = 0; i < maxKnownSecrets - 1; i++) known.add("runtime", secret(`runtime-token-${i}`))
+    known.add("runtime", secret("runtime-token-first"))
+    known.add("runtime", secret("runtime-token-last"))
+    expect(known.scrub("runtime-token-first runtime-token-0")).toBe("[redacted] runtime-token-0")
+  })
+
+  it("remembers at most 256 user tokens of its own", () => {
+    const known = makeKnownSecrets()
+    for (let i = 0; i <= maxKnownSecrets; i++) known.add("user", secret(`user-token-${i}`))
+    expect(known.scrub("user-token-0 user-token-1")).toBe("user-token-0 [redacted]")
+  })
+})
