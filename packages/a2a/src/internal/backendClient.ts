@@ -141,7 +141,7 @@ export const make = (
     if (options.refreshToken !== undefined) secrets.add("user", options.refreshToken)
     const accessToken = yield* Ref.make(options.accessToken)
     const refreshToken = yield* Ref.make(Option.fromNullable(options.refreshToken))
-    // Stryker disable next-line ConditionalExpression,StringLiteral: a backendUrl that is not a string fails the client's options check (A2AInputError) before any request, so the "" fallback is never used
+    // Stryker disable next-line ConditionalExpression,StringLiteral: a non-string backendUrl fails every call first
     const url = (path: string) => joinUrl(typeof options.backendUrl === "string" ? options.backendUrl.trim() : "", path)
 
     const refreshLock = yield* Effect.makeSemaphore(1)

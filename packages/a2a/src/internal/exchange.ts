@@ -142,11 +142,9 @@ class PhaseExpired extends Data.TaggedError("PhaseExpired")<{
 }> {}
 
 /**
- * Executes `request` and reads its whole answer. With `carriesMessage` the call counts the message as
- * possibly sent from the moment the request is handed to the client, until the client says it holds the
- * request in a queue (`onQueued`: nothing written before `onConnected`) or proves it never left
- * ({@link neverLeft}). An answer over `maxResponseBytes` is refused from its `Content-Length` before any body
- * is read, else as soon as the bytes read pass the limit.
+ * Executes `request` and reads its whole answer. A `carriesMessage` request may have been sent from the
+ * moment it is handed over, unless the client reports it queued (`onQueued`) or it provably never left.
+ * An answer over `maxResponseBytes` is refused from its `Content-Length`, else once the bytes read pass it.
  *
  * @internal
  */

@@ -72,7 +72,7 @@ export const parseRpcStatus = (json: unknown): RpcStatus => {
 
 const limitSecondsOf = (info: ErrorInfo): number => {
   const raw = info.metadata?.["limitSeconds"]
-  // Stryker disable next-line MethodExpression: Number() ignores surrounding whitespace itself; the trim says what is meant
+  // Stryker disable next-line MethodExpression: Number() ignores surrounding whitespace itself
   const seconds = Predicate.isString(raw) ? Number(raw.trim()) : Predicate.isNumber(raw) ? raw : Number.NaN
   // The platform's documented Message limit when the metadata is missing or malformed.
   return Number.isFinite(seconds) && seconds > 0 ? seconds : 90
@@ -148,7 +148,7 @@ export const taskError = (
  * @internal
  */
 export const isSuccessStatus = (status: number): boolean => {
-  // Stryker disable next-line all: no HTTP client hands over a 1xx as the final answer (undici reads past interim answers, a web Response refuses a status under 200), so this never decides
+  // Stryker disable next-line all: no HTTP client hands over a 1xx as the final answer
   if (status < 200) return false
   return status < 300
 }
