@@ -292,8 +292,9 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
     ["a runtime answer of another shape", "InvalidA2AResponseError", { status: 200, body: { nothing: 1 } }]
   ]
   for (const [what, tag, runtimeAnswer] of cases) {
-    it.effect(`the error's url shows it redacted: ${what}`, () =>
+    it.effect(`the error's url and the request's span show it redacted: ${what}`, () =>
       Effect.gen(function*() {
+        const { spans, tracer } = yield* recordSpans
         const { layer } = simulatedWith(
           { sessions: [session()] },
           (request) =>
@@ -305,9 +306,12 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
         )
         const error = yield* Effect.flip(
           Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
-        ).pipe(Effect.provide(layer))
+        ).pipe(Effect.provide(layer), Effect.withTracer(tracer))
         expect(error).toMatchObject({ _tag: tag, url: `${base}/runtimes/svc/[redacted]/api/a2a/v1/message:send` })
-        for (const text of errorTexts(error)) expect(text).not.toContain(handedOut)
+        const send = spans.find((span) => span.attributes.get("a2a.client.step") === "send-message")
+        expect(send?.attributes.get("url.full")).toBe(`${base}/runtimes/svc/[redacted]/api/a2a/v1/message:send`)
+        const attributes = spans.flatMap((span) => [...span.attributes.values()].map(String))
+        for (const text of [...errorTexts(error), ...attributes]) expect(text).not.toContain(handedOut)
       }))
   }
 })

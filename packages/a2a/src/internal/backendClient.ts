@@ -135,7 +135,7 @@ export const make = (
 ): Effect.Effect<BackendClient> =>
   Effect.gen(function*() {
     const backendExchange = (call: Call, step: A2AStep, request: HttpClientRequest.HttpClientRequest) =>
-      exchange(client, call, step, request, { maxResponseBytes, peer: "backend", tooLarge })
+      exchange(client, call, step, request, { maxResponseBytes, peer: "backend", tooLarge, scrub: secrets.scrub })
     const secrets = makeKnownSecrets()
     secrets.add("user", options.accessToken)
     if (options.refreshToken !== undefined) secrets.add("user", options.refreshToken)

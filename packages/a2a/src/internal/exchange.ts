@@ -98,7 +98,7 @@ export const neverLeft = (error: HttpClientError.HttpClientError): boolean => {
 const transportError = (
   call: Call,
   step: A2AStep,
-  request: HttpClientRequest.HttpClientRequest,
+  request: { readonly method: string; readonly url: string },
   error: HttpClientError.HttpClientError,
   sentBefore: boolean
 ): Effect.Effect<never, ExchangeError> =>
@@ -133,6 +133,8 @@ export interface ExchangeOptions<TooLarge> {
   readonly peer: Telemetry.Peer
   /** The caller's error for an answer over `maxResponseBytes`. */
   readonly tooLarge: (refused: ResponseTooLarge) => TooLarge
+  /** What the request's URL shows in errors and spans (a platform may put a secret in an `rpc_url`). */
+  readonly scrub?: ((text: string) => string) | undefined
 }
 
 /** A phase limit ran out; the exchange turns it into the call's timeout error. */
@@ -154,8 +156,9 @@ export const exchange = <TooLarge>(
   step: A2AStep,
   request: HttpClientRequest.HttpClientRequest,
   options: ExchangeOptions<TooLarge>
-): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> =>
-  Effect.gen(function*() {
+): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
+  const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
+  return Effect.gen(function*() {
     const { connect, read } = call.budget
     const limits = connect !== undefined && read !== undefined ? { connect, read } : undefined
     const sentBefore = call.sent
@@ -188,8 +191,8 @@ export const exchange = <TooLarge>(
     const response = yield* head.pipe(
       Effect.catchTags({
         PhaseExpired: expired,
-        RequestError: (error) => transportError(call, step, request, error, sentBefore),
-        ResponseError: (error) => transportError(call, step, request, error, sentBefore)
+        RequestError: (error) => transportError(call, step, shown, error, sentBefore),
+        ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
       })
     )
 
@@ -198,7 +201,7 @@ export const exchange = <TooLarge>(
     const readStep: A2AStep = step === "send-message" ? "read-response" : step
     yield* enterStep(call, readStep)
     const tooLarge = (declared: number | undefined) =>
-      new ResponseTooLarge({ url: request.url, status, limit: options.maxResponseBytes, declared })
+      new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
     const declared = Number(response.headers["content-length"])
     if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
       return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
@@ -220,12 +223,12 @@ export const exchange = <TooLarge>(
       Effect.catchTags({
         PhaseExpired: expired,
         ResponseTooLarge: (refused) => Effect.fail(options.tooLarge(refused)),
-        ResponseError: (error) => transportError(call, readStep, request, error, sentBefore)
+        ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
       })
     )
     const answer: HttpAnswer = {
       method: request.method,
-      url: request.url,
+      url: shown.url,
       status,
       headers: response.headers,
       body: concat(chunks, size)
@@ -236,9 +239,15 @@ export const exchange = <TooLarge>(
     Effect.withSpan(request.method, {
       kind: "client",
       captureStackTrace: false,
-      attributes: { ...spanAttributes(call), ...Telemetry.httpAttributes(request), "a2a.client.step": step }
+      attributes: {
+        ...spanAttributes(call),
+        ...Telemetry.httpAttributes(request),
+        "url.full": shown.url,
+        "a2a.client.step": step
+      }
     })
   )
+}
 
 /**
  * The head's phase limit: connect + read from the request, or read from the moment the HTTP layer reports

@@ -76,7 +76,8 @@ export const runtimeExchange = (
     maxResponseBytes: call.maxResponseBytes,
     carriesMessage,
     peer: "runtime",
-    tooLarge
+    tooLarge,
+    scrub: call.backend.secrets.scrub
   })
 
 /**
