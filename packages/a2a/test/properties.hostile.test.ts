@@ -6,10 +6,10 @@ import * as FC from "effect/FastCheck"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
-import * as A2AClient from "../src/A2AClient.js"
 import * as A2AError from "../src/A2AError.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
 import {
+  clientOf,
   errorTexts,
   fakePlatform,
   readyAccessForTests,
@@ -155,7 +155,7 @@ describe("properties over hostile answers", () => {
       runtimeMutations: FC.array(mutation, { maxLength: 3 })
     },
     ({ backendMutations, resolve, runtime, runtimeMutations }) =>
-      Effect.gen(function*() {
+      Effect.scoped(Effect.gen(function*() {
         const secrets = new Set([userToken, refreshToken, readyAccessForTests.token])
         const answer = (request: HttpClientRequest.HttpClientRequest) => {
           const token = (request.headers["authorization"] ?? "").replace(/^Bearer /, "")
@@ -170,10 +170,7 @@ describe("properties over hostile answers", () => {
             new Response(status === 204 ? null : text, { status, headers: { "content-type": "application/json" } })
           ))
         }
-        const a2a = yield* Effect.provide(
-          A2AClient.A2AClient,
-          fakePlatform(answer, { refreshToken: Redacted.make(refreshToken) })
-        )
+        const a2a = yield* clientOf(fakePlatform(answer, { refreshToken: Redacted.make(refreshToken) }))
         const { spans, tracer } = yield* recordSpans
         const result = yield* runFor(
           a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: 5 }).pipe(Effect.withTracer(tracer)),
@@ -189,7 +186,7 @@ describe("properties over hostile answers", () => {
             for (const secret of secrets) expect(text).not.toContain(secret)
           }
         }
-      }),
+      })),
     // a run by hand may be long: give it time in proportion
     { timeout: Math.max(120_000, runs * 250), fastCheck: { numRuns: runs, seed } }
   )
