@@ -174,8 +174,8 @@ const clientOn = (url: string, maxConnectionsPerOrigin?: number) =>
   )
 
 describe("SPEC §11: concurrent calls never wait behind other calls' answers, by default (real sockets)", () => {
-  // A send that waited for another's connection would end at least two answers' time after the start; the
-  // margin below that is for the 200 calls' own start on a loaded machine (about 1 s at a load of 11 on 2 cores).
+  // All 200 at the runtime at once is the proof that none waited for another's connection; the time bound is
+  // a sanity check with room for the calls' own start on a loaded machine (a queue would cost 3 s a round).
   it.scopedLive("200 concurrent sends to one session answered after 3 s all finish within 3 s and a margin, all at the runtime at once", () =>
     Effect.gen(function*() {
       const server = yield* platform
@@ -192,7 +192,7 @@ describe("SPEC §11: concurrent calls never wait behind other calls' answers, by
       expect(answers.every((answer) => answer.role === "ROLE_AGENT")).toBe(true)
       expect(server.inFlight.peak).toBe(200)
       expect(elapsed).toBeGreaterThanOrEqual(3000)
-      expect(elapsed).toBeLessThan(6000)
+      expect(elapsed).toBeLessThan(9000)
     }))
 })
 
