@@ -58,6 +58,14 @@ describe("rules: which limit ends a silent runtime (SPEC §5)", () => {
       expect(millis).toBe(5000)
     }).pipe(Effect.provide(silentRuntime)))
 
+  it.effect("the total counts from the call's own start, whatever the clock reads then", () =>
+    Effect.gen(function*() {
+      yield* TestClock.adjust("1 hour")
+      const { error, millis } = yield* sendWith(4)
+      expect({ ...error }).toEqual(timedOut("send-message", "total", 4))
+      expect(millis).toBe(4000)
+    }).pipe(Effect.provide(silentRuntime)))
+
   it.effect("a number is the total budget alone: the head waits the whole of it", () =>
     Effect.gen(function*() {
       const { error, millis } = yield* sendWith(4)

@@ -116,6 +116,7 @@ describe("rules: the spans of a send (OpenTelemetry A2A and HTTP conventions)", 
       const [refresh, ...refreshes] = named(spans, "a2a.client.refresh_credentials")
       expect(refreshes).toEqual([])
       expect(refresh?.kind).toBe("internal")
+      expect(attributesOf(refresh)).toStrictEqual({ "gen_ai.conversation.id": sessionUid, "a2a.message.id": "m-1" })
       expect(parentOf(refresh)).toEqual(Option.fromNullable(root?.spanId))
       const sends = named(spans, "POST").filter(stepOf("send-message"))
       expect(sends.map((span) => [span.attributes.get("http.response.status_code"), span.attributes.get("error.type")]))

@@ -24,6 +24,7 @@ export const withinBudget = <A, E extends A2AError, R>(
     effect.pipe(
       Effect.timeoutFail({
         duration: Math.max(0, call.deadlineMillis - now),
+        // Stryker disable next-line StringLiteral: equivalent: at the deadline any limit is reported as the total
         onTimeout: () => timeoutErrorAt(call, "total", call.budget.totalSeconds, call.deadlineMillis)
       }),
       Effect.mapError((error) => stamp(call, error))
