@@ -165,6 +165,9 @@ export const jsonResponse = (
     new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...headers } })
   )
 
+/** Where a send goes on `fakeRuntime`'s runtime. */
+export const sendUrl = "https://runtime.example/api/a2a/v1/message:send"
+
 /** A backend answer that admits at once with `rpc_url` https://runtime.example/. */
 export const readyAccessForTests = {
   mode: "token",

@@ -2,9 +2,7 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as A2AClient from "../src/A2AClient.js"
-import { client, failFor, fakeRuntime, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
-
-const sendUrl = "https://runtime.example/api/a2a/v1/message:send"
+import { client, failFor, fakeRuntime, runtimeSends, sendUrl, session, sessionUid, simulated } from "./fixtures.js"
 
 /** The InvalidA2AResponseError (rule `json`) of a 200 answer that is not JSON, with `reason`. */
 const notJson = (reason: string) => ({

@@ -3,13 +3,12 @@ import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
-import { clientOf, fakeRuntime, jsonResponse, sessionUid } from "./fixtures.js"
+import { clientOf, fakeRuntime, jsonResponse, sendUrl, sessionUid } from "./fixtures.js"
 
 // SPEC §4 / §7: every rule of a runtime answer has its own `rule` and a reason that says what broke. The
 // answers are written by hand (a runtime the simulated platform does not play), each given as the 200
 // answer to one send; the send is never repeated.
 
-const sendUrl = "https://runtime.example/api/a2a/v1/message:send"
 const taskProfile = { supported_response_kinds: ["message", "task"] }
 
 const message = (fields: Record<string, unknown> = {}) => ({

@@ -5,13 +5,12 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as A2AClient from "../src/A2AClient.js"
 import type * as Timeout from "../src/Timeout.js"
-import { client, fakeRuntime, recordSpans, runtimeSends, session, sessionUid, simulated } from "./fixtures.js"
+import { client, fakeRuntime, recordSpans, runtimeSends, sendUrl, session, sessionUid, simulated } from "./fixtures.js"
 
 // SPEC §5 / §10: a failed connection is A2ATransportError naming the step, method, URL and the failure's
 // kind and code (never request text); only a failure of the connect phase, on every address tried, proves
 // that nothing left (messageMayHaveBeenSent false); undici's connect timeout is the connect limit.
 
-const sendUrl = "https://runtime.example/api/a2a/v1/message:send"
 const coded = (code: string) => Object.assign(new Error(`connect ${code}`), { code })
 
 /** The error of one send whose runtime request fails with `error(request)`. */
