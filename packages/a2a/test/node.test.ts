@@ -5,6 +5,7 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import { identity } from "effect/Function"
 import * as Layer from "effect/Layer"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -41,6 +42,26 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
         expect(answer.contextId).toBe(demoSessionUids.ready)
       })
     ))
+
+  // Each call its own root fiber, all arriving at once at a cold session (the way a Promise caller sends).
+  it.scopedLive("50 first calls to a cold session, each from its own runPromise, share one resolve", () =>
+    Effect.gen(function*() {
+      const { url } = yield* serveReferencePlatform({ port: 0 })
+      const runtime = ManagedRuntime.make(Node.layer({ backendUrl: url, accessToken: demoUserAccessToken }))
+      yield* Effect.addFinalizer(() => Effect.promise(() => runtime.dispose()))
+      const a2a = yield* Effect.promise(() => runtime.runPromise(A2AClient.A2AClient))
+      const answers = yield* Effect.promise(() =>
+        Promise.all(
+          Array.from(
+            { length: 50 },
+            () => runtime.runPromise(a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" }))
+          )
+        )
+      )
+      expect(answers).toHaveLength(50)
+      const counters = yield* Effect.promise(() => fetch(`${url}/__sim/counters`).then((r) => r.json()))
+      expect(counters).toMatchObject({ resolveCalls: { [demoSessionUids.ready]: 1 } })
+    }))
 
   it.scopedLive("a trickled body with [connect, read] gaps above read fails with the read limit", () =>
     onReferencePlatform((a2a) =>

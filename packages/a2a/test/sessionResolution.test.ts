@@ -4,7 +4,6 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
-import * as RcMap from "effect/RcMap"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AProgress from "../src/A2AProgress.js"
@@ -298,17 +297,17 @@ describe("per-session state lives only while a call to that session is in flight
           const short = yield* Effect.fork(Effect.either(send(sessionUid, "m-3", 1)))
           const other = yield* Effect.fork(send(otherSessionUid, "m-4"))
           yield* TestClock.adjust(0)
-          expect((yield* RcMap.keys(env.sessions)).length).toBe(2)
+          expect(env.sessions.size()).toBe(2)
           yield* TestClock.adjust("200 millis")
           // the other session answered; its entry is gone
           yield* Fiber.join(other)
-          expect((yield* RcMap.keys(env.sessions)).length).toBe(1)
+          expect(env.sessions.size()).toBe(1)
           expect(yield* Fiber.join(short)).toMatchObject({ _tag: "Left", left: { _tag: "AgentRuntimeNotReadyError" } })
           yield* Fiber.interrupt(interrupted)
-          expect((yield* RcMap.keys(env.sessions)).length).toBe(1)
+          expect(env.sessions.size()).toBe(1)
           yield* TestClock.adjust("10 seconds")
           yield* Fiber.join(answered)
-          expect((yield* RcMap.keys(env.sessions)).length).toBe(0)
+          expect(env.sessions.size()).toBe(0)
           expect(yield* FiberSet.size(env.resolutions)).toBe(0)
         })
     ))
@@ -327,7 +326,7 @@ describe("per-session state lives only while a call to that session is in flight
             "1 minute"
           )
           expect(answers.value).toHaveLength(300)
-          expect((yield* RcMap.keys(env.sessions)).length).toBe(0)
+          expect(env.sessions.size()).toBe(0)
           expect(yield* FiberSet.size(env.resolutions)).toBe(0)
         })
     ))

@@ -6,7 +6,6 @@
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
-import * as RcMap from "effect/RcMap"
 import type { A2AError } from "../A2AError.js"
 import { type Call, callAt, type CallOptions, type CallTimeout, stamp, timeoutErrorAt } from "./callContext.js"
 import { type CallContext, callContext, type ClientEnv } from "./clientEnv.js"
@@ -41,10 +40,12 @@ export const withinCallBudget = <A, E extends A2AError, R>(
   options: CallOptions,
   use: (call: CallContext) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | CallTimeout, R> =>
-  Effect.scoped(
-    Effect.gen(function*() {
-      const session = yield* RcMap.get(env.sessions, options.agentSessionUid)
-      const call = callContext(env, callAt(options, session, yield* Clock.currentTimeMillis))
-      return yield* withinBudget(call, use(call))
-    })
+  Effect.acquireUseRelease(
+    Effect.sync(() => env.sessions.acquire(options.agentSessionUid)),
+    (session) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) => {
+        const call = callContext(env, callAt(options, session, now))
+        return withinBudget(call, use(call))
+      }),
+    (session) => Effect.sync(() => env.sessions.release(options.agentSessionUid, session))
   )

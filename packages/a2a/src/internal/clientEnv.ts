@@ -6,7 +6,6 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as Effect from "effect/Effect"
 import * as FiberSet from "effect/FiberSet"
-import * as RcMap from "effect/RcMap"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as A2AError from "../A2AError.js"
@@ -32,9 +31,41 @@ export interface ClientEnv {
   /** The largest answer read, in bytes. */
   readonly maxResponseBytes: number
   /** The state of each session with a call in flight, held by its calls. */
-  readonly sessions: RcMap.RcMap<string, SessionState>
+  readonly sessions: SessionRegistry
   /** The sessions' resolutions running: the client's scope interrupts them when it closes. */
   readonly resolutions: FiberSet.FiberSet
+}
+
+/**
+ * What the calls to each session in flight share, from the first call's start to the last one's end. Kept
+ * synchronously: `RcMap.get` can acquire a key twice when many first calls arrive at once.
+ *
+ * @internal
+ */
+export interface SessionRegistry {
+  readonly acquire: (agentSessionUid: string) => SessionState
+  readonly release: (agentSessionUid: string, state: SessionState) => void
+  readonly size: () => number
+}
+
+/** @internal */
+export const makeSessionRegistry = (): SessionRegistry => {
+  const sessions = new Map<string, { readonly state: SessionState; refs: number }>()
+  return {
+    acquire: (agentSessionUid) => {
+      const entry = sessions.get(agentSessionUid) ?? { state: makeSessionState(), refs: 0 }
+      entry.refs++
+      sessions.set(agentSessionUid, entry)
+      return entry.state
+    },
+    release: (agentSessionUid, state) => {
+      const entry = sessions.get(agentSessionUid)
+      if (entry === undefined || entry.state !== state) return
+      entry.refs--
+      if (entry.refs === 0) sessions.delete(agentSessionUid)
+    },
+    size: () => sessions.size
+  }
 }
 
 /**
@@ -133,7 +164,7 @@ export const makeClientEnv = (
       cache,
       ready: checkOptions(options),
       maxResponseBytes,
-      sessions: yield* RcMap.make({ lookup: () => Effect.sync(makeSessionState) }),
+      sessions: makeSessionRegistry(),
       resolutions: yield* FiberSet.make(),
       // A session's key never changes for this client: hash it once, not on every call (bounded).
       cacheKey: (agentSessionUid) => {
