@@ -53,8 +53,8 @@ export interface Resolution {
 }
 
 /**
- * What the calls to one session share while at least one of them is in flight (the client's `RcMap` of
- * sessions holds it from the first call to the last).
+ * What the calls to one session share while at least one of them is in flight (the client's session
+ * registry holds it from the first call to the last).
  *
  * @internal
  */
