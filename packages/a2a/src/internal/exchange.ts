@@ -10,6 +10,7 @@ import type * as Headers from "@effect/platform/Headers"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
@@ -25,6 +26,7 @@ import { type A2AStep, A2ATransportError } from "../A2AError.js"
 import { parseBoundedJson } from "./boundedJson.js"
 import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
+import { PhaseExpired, type PhaseProgress, withinPhaseLimits } from "./phaseLimits.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat } from "./responseChunks.js"
 import * as Telemetry from "./telemetry.js"
@@ -137,12 +139,6 @@ export interface ExchangeOptions<TooLarge> {
   readonly scrub?: ((text: string) => string) | undefined
 }
 
-/** A phase limit ran out; the exchange turns it into the call's timeout error. */
-class PhaseExpired extends Data.TaggedError("PhaseExpired")<{
-  readonly limit: "read" | "response-head"
-  readonly seconds: number
-}> {}
-
 /**
  * Executes `request` and reads its whole answer. A `carriesMessage` request may have been sent from the
  * moment it is handed over, unless the client reports it queued (`onQueued`) or it provably never left.
@@ -160,80 +156,60 @@ export const exchange = <TooLarge>(
   const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
   return Effect.gen(function*() {
     const { connect, read } = call.budget
-    const limits = connect !== undefined && read !== undefined ? { connect, read } : undefined
     const sentBefore = call.sent
     const carriesMessage = options.carriesMessage === true
-    const connected = yield* Effect.makeLatch(false)
-    const phase: ConnectPhase = {
-      limit: Option.fromNullable(connect),
-      onQueued: () => {
-        if (carriesMessage) setSent(call, sentBefore)
-      },
-      onConnected: () => {
-        if (carriesMessage) setSent(call, true)
-        connected.unsafeOpen()
-      }
-    }
+    const traced = yield* withTraceContext(request)
     const expired = (error: PhaseExpired) =>
       Effect.flatMap(
         Clock.currentTimeMillis,
         (now) => Effect.fail(timeoutErrorAt(call, error.limit, error.seconds, now))
       )
-
-    const traced = yield* withTraceContext(request)
-    if (carriesMessage) setSent(call, true)
-    const sendRequest = client.execute(traced).pipe(
-      Effect.locally(currentConnectPhase, phase),
-      // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
-      Effect.locally(HttpClient.currentTracerDisabledWhen, disabled)
-    )
-    const head = limits === undefined ? sendRequest : Effect.raceFirst(sendRequest, headLimit(connected, limits))
-    const response = yield* head.pipe(
-      Effect.catchTags({
-        PhaseExpired: expired,
-        RequestError: (error) => transportError(call, step, shown, error, sentBefore),
-        ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
+    const readAnswer = (progress: PhaseProgress) =>
+      Effect.gen(function*() {
+        const phase: ConnectPhase = {
+          limit: Option.fromNullable(connect),
+          onQueued: () => {
+            if (carriesMessage) setSent(call, sentBefore)
+          },
+          onConnected: () => {
+            if (carriesMessage) setSent(call, true)
+            progress.progressed()
+          }
+        }
+        if (carriesMessage) setSent(call, true)
+        const response = yield* client.execute(traced).pipe(
+          Effect.locally(currentConnectPhase, phase),
+          // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
+          Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
+          Effect.catchTags({
+            RequestError: (error) => transportError(call, step, shown, error, sentBefore),
+            ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
+          })
+        )
+        progress.progressed()
+        const status = response.status
+        yield* Effect.annotateCurrentSpan("http.response.status_code", status)
+        const readStep: A2AStep = step === "send-message" ? "read-response" : step
+        yield* enterStep(call, readStep)
+        const tooLarge = (declared: number | undefined) =>
+          new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
+        const declared = Number(response.headers["content-length"])
+        if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+          return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
+        }
+        const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
+          Effect.catchTags({
+            BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
+            ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
+          })
+        )
+        const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
+        return answer
       })
-    )
-
-    const status = response.status
-    yield* Effect.annotateCurrentSpan("http.response.status_code", status)
-    const readStep: A2AStep = step === "send-message" ? "read-response" : step
-    yield* enterStep(call, readStep)
-    const tooLarge = (declared: number | undefined) =>
-      new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
-    const declared = Number(response.headers["content-length"])
-    if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
-      return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
-    }
-    const chunks: Array<Uint8Array> = []
-    let size = 0
-    const body = limits === undefined ? response.stream : response.stream.pipe(
-      Stream.timeoutFail(
-        () => new PhaseExpired({ limit: "read", seconds: Duration.toSeconds(limits.read) }),
-        limits.read
-      )
-    )
-    yield* Stream.runForEach(body, (chunk) => {
-      size += chunk.byteLength
-      if (size > options.maxResponseBytes) return Effect.fail(tooLarge(undefined))
-      chunks.push(chunk)
-      return Effect.void
-    }).pipe(
-      Effect.catchTags({
-        PhaseExpired: expired,
-        ResponseTooLarge: (refused) => Effect.fail(options.tooLarge(refused)),
-        ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
-      })
-    )
-    const answer: HttpAnswer = {
-      method: request.method,
-      url: shown.url,
-      status,
-      headers: response.headers,
-      body: concat(chunks, size)
-    }
-    return answer
+    const limited = connect !== undefined && read !== undefined
+      ? withinPhaseLimits({ connect, read }, readAnswer)
+      : readAnswer(unlimited)
+    return yield* Effect.catchIf(limited, (error) => error instanceof PhaseExpired, expired)
   }).pipe(
     Telemetry.observeHttpRequest(request, options.peer),
     Effect.withSpan(request.method, {
@@ -249,29 +225,33 @@ export const exchange = <TooLarge>(
   )
 }
 
-/**
- * The head's phase limit: connect + read from the request, or read from the moment the HTTP layer reports
- * the connection up, whichever comes first.
- */
-const headLimit = (
-  connected: Effect.Latch,
-  limits: { readonly connect: Duration.Duration; readonly read: Duration.Duration }
-): Effect.Effect<never, PhaseExpired> => {
-  const head = Duration.sum(limits.connect, limits.read)
-  return Effect.race(
-    Effect.as(Effect.sleep(head), false),
-    Effect.as(connected.await, true)
-  ).pipe(
-    Effect.flatMap((isConnected) =>
-      isConnected
-        ? Effect.zipRight(
-          Effect.sleep(limits.read),
-          Effect.fail(new PhaseExpired({ limit: "read", seconds: Duration.toSeconds(limits.read) }))
-        )
-        : Effect.fail(new PhaseExpired({ limit: "response-head", seconds: Duration.toSeconds(head) }))
-    )
-  )
-}
+/** The body, read whole unless it passes `maxBytes`; each chunk is progress for the phase limits. */
+const readBody = (
+  response: HttpClientResponse.HttpClientResponse,
+  maxBytes: number,
+  progress: PhaseProgress
+): Effect.Effect<Uint8Array, HttpClientError.ResponseError | BodyTooLarge> =>
+  Effect.scoped(Effect.flatMap(Stream.toPull(response.stream), (pull) => {
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    const next: Effect.Effect<Uint8Array, HttpClientError.ResponseError | BodyTooLarge> = Effect.matchEffect(pull, {
+      onFailure: Option.match({ onNone: () => Effect.sync(() => concat(chunks, size)), onSome: Effect.fail }),
+      onSuccess: (chunk) => {
+        progress.progressed()
+        for (const bytes of chunk) {
+          size += bytes.byteLength
+          if (size > maxBytes) return Effect.fail(new BodyTooLarge())
+          chunks.push(bytes)
+        }
+        return next
+      }
+    })
+    return next
+  }))
+
+class BodyTooLarge extends Data.TaggedError("BodyTooLarge") {}
+
+const unlimited: PhaseProgress = { progressed: () => {} }
 
 /** The request with the current span's W3C trace context, unless tracing or propagation is off. */
 const withTraceContext = (
