@@ -154,6 +154,7 @@ export const exchange = <TooLarge>(
   options: ExchangeOptions<TooLarge>
 ): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
   const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
+  const server = Telemetry.serverOf(request.url)
   return Effect.gen(function*() {
     const { connect, read } = call.budget
     const sentBefore = call.sent
@@ -211,13 +212,13 @@ export const exchange = <TooLarge>(
       : readAnswer(unlimited)
     return yield* Effect.catchIf(limited, (error) => error instanceof PhaseExpired, expired)
   }).pipe(
-    Telemetry.observeHttpRequest(request, options.peer),
+    Telemetry.observeHttpRequest(request, options.peer, server),
     Effect.withSpan(request.method, {
       kind: "client",
       captureStackTrace: false,
       attributes: {
         ...spanAttributes(call),
-        ...Telemetry.httpAttributes(request),
+        ...Telemetry.httpAttributes(request, server),
         "url.full": shown.url,
         "a2a.client.step": step
       }

@@ -114,7 +114,7 @@ export const observeCall =
   (method: Method, attributes: Record<string, string> = {}) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(Clock.currentTimeMillis, (start) => {
-      const active = Metric.tagged(callsActive, "a2a.method.name", method)
+      const active = counterWith(callsActive, { "a2a.method.name": method })
       return Effect.zipRight(
         Metric.incrementBy(active, 1),
         Effect.onExit(self, (exit) =>
@@ -126,7 +126,7 @@ export const observeCall =
             }
             return Effect.all([
               Metric.incrementBy(active, -1),
-              Metric.update(Metric.taggedWithLabels(callDuration, labelsOf(labels)), seconds),
+              Metric.update(histogramWith(callDuration, labels), seconds),
               Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void
             ], { discard: true })
           }))
@@ -139,8 +139,29 @@ export const observeCall =
       })
     )
 
-const labelsOf = (record: Record<string, string>) =>
-  Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
+/**
+ * Tags metrics of one kind, once per metric and label set: Effect finds a metric's state by the identity of
+ * its label array, so a metric tagged anew on each update would build and hash a new key every time.
+ */
+const taggedOnce = <M extends object>() => {
+  const byMetric = new WeakMap<M, Map<string, M>>()
+  return (metric: M, labels: Record<string, string>, tag: (metric: M, labels: Array<MetricLabel.MetricLabel>) => M) => {
+    const key = JSON.stringify(labels)
+    let byLabels = byMetric.get(metric)
+    if (byLabels === undefined) byMetric.set(metric, byLabels = new Map())
+    const known = byLabels.get(key)
+    if (known !== undefined) return known
+    const made = tag(metric, Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value)))
+    byLabels.set(key, made)
+    return made
+  }
+}
+const counters = taggedOnce<Metric.Metric.Counter<number>>()
+const histograms = taggedOnce<Metric.Metric.Histogram<number>>()
+const counterWith = (metric: Metric.Metric.Counter<number>, labels: Record<string, string>) =>
+  counters(metric, labels, Metric.taggedWithLabels)
+const histogramWith = (metric: Metric.Metric.Histogram<number>, labels: Record<string, string>) =>
+  histograms(metric, labels, Metric.taggedWithLabels)
 
 /**
  * The address and port of a URL, as OpenTelemetry's `server.address` and `server.port`.
@@ -162,10 +183,13 @@ export const serverOf = (url: string): Record<string, string | number> => {
  *
  * @internal
  */
-export const httpAttributes = (request: HttpClientRequest.HttpClientRequest): Record<string, string | number> => ({
+export const httpAttributes = (
+  request: HttpClientRequest.HttpClientRequest,
+  server: Record<string, string | number> = serverOf(request.url)
+): Record<string, string | number> => ({
   "http.request.method": request.method,
   "url.full": request.url,
-  ...serverOf(request.url)
+  ...server
 })
 
 /**
@@ -175,7 +199,7 @@ export const httpAttributes = (request: HttpClientRequest.HttpClientRequest): Re
  * @internal
  */
 export const observeHttpRequest =
-  (request: HttpClientRequest.HttpClientRequest, peer: Peer) =>
+  (request: HttpClientRequest.HttpClientRequest, peer: Peer, server = serverOf(request.url)) =>
   <A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(
       Clock.currentTimeMillis,
@@ -189,13 +213,13 @@ export const observeHttpRequest =
             const labels: Record<string, string> = {
               "http.request.method": request.method,
               "a2a.client.peer": peer,
-              ...Object.fromEntries(Object.entries(serverOf(request.url)).map(([key, value]) => [key, String(value)])),
+              ...Object.fromEntries(Object.entries(server).map(([key, value]) => [key, String(value)])),
               ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
               ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
             }
             return Effect.zipRight(
               Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
-              Metric.update(Metric.taggedWithLabels(httpRequestDuration, labelsOf(labels)), seconds)
+              Metric.update(histogramWith(httpRequestDuration, labels), seconds)
             )
           }))
     )
@@ -208,4 +232,4 @@ export const observeHttpRequest =
 export const count = (
   metric: Metric.Metric.Counter<number>,
   labels: Record<string, string> = {}
-): Effect.Effect<void> => Metric.increment(Metric.taggedWithLabels(metric, labelsOf(labels)))
+): Effect.Effect<void> => Metric.increment(counterWith(metric, labels))
