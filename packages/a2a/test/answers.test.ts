@@ -9,7 +9,7 @@ import type { HttpAnswer } from "../src/internal/exchange.js"
 import { messageError, taskError } from "../src/internal/httpErrors.js"
 import * as Timeout from "../src/Timeout.js"
 
-/** No secret known: these tests are about the rules (scrubbing is secrets.test.ts'). */
+/** No secret known: these tests are about the rules (scrubbing is spec10.errors.test.ts'). */
 const keep = (text: string) => text
 const uid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 const call = Effect.flatMap(

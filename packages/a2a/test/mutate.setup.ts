@@ -3,9 +3,9 @@
 // properties.test.ts is left out in the config (50 random scenarios, 40+ s per mutant that survives); each of
 // its invariants is asserted by a deterministic test as well.
 // - node.test.ts's trickled body and never-answering runtime: the read limit over a real socket; the read
-//   limit itself is asserted in runtime.test.ts and contract.test.ts under TestClock.
-// - promise.test.ts's cold start: real seconds of waking; the cold start is asserted in cache.test.ts and
-//   guards.budget.test.ts under TestClock.
+//   limit itself is asserted in spec01.pipeline.test.ts and spec03.backend.test.ts under TestClock.
+// - promise.test.ts's cold start: real seconds of waking; the cold start is asserted in spec06.cache.test.ts and
+//   spec05.budget.test.ts under TestClock.
 import { beforeEach } from "vitest"
 
 const realClock = new Set([

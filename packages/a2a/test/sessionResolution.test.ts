@@ -50,7 +50,7 @@ const withCache = (
 }
 
 /** The client's environment itself on the simulated platform, so a test can see its per-session registry. */
-const withEnv = <A, E>(
+const withClientEnv = <A, E>(
   sessions: ReadonlyArray<ReturnType<typeof session>>,
   use: (env: ClientEnv) => Effect.Effect<A, E, SimulatedPlatform.SimulatedPlatform>
 ) =>
@@ -286,7 +286,7 @@ const threeColdSends = Effect.gen(function*() {
 // SPEC §6 / issue 17: what the calls to a session share lives from the first call in flight to the last.
 describe("per-session state lives only while a call to that session is in flight", () => {
   it.effect("one entry per session with calls in flight, none after the last call (answered, failed, interrupted)", () =>
-    withEnv(
+    withClientEnv(
       [slowColdStart, { ...session({ backend: { resolveDelay: 100 } }), sessionUid: otherSessionUid }],
       (env) =>
         Effect.gen(function*() {
@@ -313,7 +313,7 @@ describe("per-session state lives only while a call to that session is in flight
     ))
 
   it.effect("300 distinct sessions, one send each: nothing is kept for them but their cache entries", () =>
-    withEnv(
+    withClientEnv(
       Array.from({ length: 300 }, (_, i) => ({ ...session(), sessionUid: uidOf(i) })),
       (env) =>
         Effect.gen(function*() {

@@ -1,11 +1,25 @@
+// SPEC §3, the backend's runtime access: its answers and errors, the resolve request.
+import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
-import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "../src/A2AClient.js"
-import { platform, recordSpans, resolves, session, sessionUid } from "./fixtures.js"
-import { type Answer, base, simulatedWith } from "./rules.fixtures.js"
+import {
+  type Answer,
+  base,
+  client,
+  failFor,
+  platform,
+  recordSpans,
+  resolves,
+  runFor,
+  runtimeSends,
+  session,
+  sessionUid,
+  simulated,
+  simulatedWith
+} from "./fixtures.js"
 
 // SPEC §3: a backend error's message comes from JSON `detail`, `error` (or `error.message`) or `message`,
 // in that order, a blank field skipped, else the text; the status decides the error, none is retried.
@@ -489,4 +503,64 @@ describe("rules: rpc_url must be an absolute http: or https: URL, used as given 
         )
       }))
   }
+})
+
+describe("diagnostic fields never decide (SPEC §3)", () => {
+  for (const odd of ["string", "array", "mistyped"] as const) {
+    it.effect(`an admitted answer with a ${odd} presence, notice and operation still sends`, () =>
+      Effect.gen(function*() {
+        const a2a = yield* client
+        const answer = yield* a2a.sendA2AMessage(sessionUid, { message: "hi" })
+        expect(answer).toMatchObject({ role: "ROLE_AGENT", parts: [{ text: "You said: hi" }] })
+        expect(yield* runtimeSends).toHaveLength(1)
+      }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { oddDiagnostics: odd } })] }))))
+
+    it.effect(`a transient answer with a ${odd} presence still waits, then sends`, () =>
+      Effect.gen(function*() {
+        const a2a = yield* client
+        const { error, millis } = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "10 seconds")
+        expect(error).toBeUndefined()
+        expect(millis).toBe(3000)
+        expect(yield* resolves).toHaveLength(4)
+        expect(yield* runtimeSends).toHaveLength(1)
+      }).pipe(Effect.provide(simulated({
+        sessions: [session({
+          access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 1000, durationMs: 3000 }] },
+          backend: { oddDiagnostics: odd }
+        })]
+      }))))
+  }
+
+  it.effect("a terminal answer with mistyped diagnostics fails as unavailable, keeping what has the expected shape", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error } = yield* failFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "1 second")
+      expect(error._tag).toBe("AgentRuntimeUnavailableError")
+      if (error._tag !== "AgentRuntimeUnavailableError") return
+      expect(error.state).toBe("update_required")
+      expect(error.notice).toEqual({ message: "Maintenance tonight." })
+      expect(error.detail).toBeUndefined()
+      expect(error.presenceDetail).toBeUndefined()
+      expect(error.message).toContain("(state update_required): Maintenance tonight.")
+      expect(yield* runtimeSends).toHaveLength(0)
+    }).pipe(Effect.provide(simulated({
+      sessions: [
+        session({ access: { _tag: "Terminal", state: "update_required" }, backend: { oddDiagnostics: "mistyped" } })
+      ]
+    }))))
+
+  it.effect("a deciding field that breaks the contract is still a contract error and nothing is sent", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error } = yield* failFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "1 second")
+      expect(error).toMatchObject({ _tag: "BackendContractError" })
+      expect(yield* runtimeSends).toHaveLength(0)
+    }).pipe(Effect.provide(simulated({
+      sessions: [
+        session({
+          backend: { extraResolveFields: {}, oddDiagnostics: "string" },
+          access: { _tag: "ContractBreaking", violation: "mode_not_token" }
+        })
+      ]
+    }))))
 })

@@ -1,16 +1,342 @@
+// SPEC §10, errors: each call's own ids, retry safety, no secret in any error.
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import { SimulatedHttpClient, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
+import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
+import * as A2AError from "../src/A2AError.js"
+import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { errorTexts, recordSpans, runFor, sendBodiesConform, session, sessionUid, spanTexts } from "./fixtures.js"
-import { type Answer, base, simulatedWith } from "./rules.fixtures.js"
+import {
+  type Answer,
+  base,
+  client,
+  errorTexts,
+  failFor,
+  fakePlatform,
+  jsonResponse,
+  readyAccessForTests,
+  recordSpans,
+  resolves,
+  runFor,
+  runtimeSends,
+  sendBodiesConform,
+  session,
+  sessionUid,
+  simulated,
+  simulatedWith,
+  spanTexts
+} from "./fixtures.js"
+
+const http = { method: "POST", url: "https://runtime.example/api/a2a/v1/message:send", status: 500 }
+const timeout = (messageMayHaveBeenSent: boolean) =>
+  new A2AError.A2ATimeoutError({ step: "send-message", limit: "total", seconds: 5, messageMayHaveBeenSent })
+const transport = (messageMayHaveBeenSent: boolean) =>
+  new A2AError.A2ATransportError({ ...http, step: "send-message", messageMayHaveBeenSent })
+const taskFields = { ...http, status: 404, taskId: "task-1", reason: "TASK_NOT_FOUND" }
+
+// One entry per tag: adding a tag to A2AError makes this object fail to type-check until it is decided here.
+const cases = {
+  A2AInputError: [[new A2AError.A2AInputError({ field: "message", reason: "must not be blank" }), false]],
+  AgentRuntimeNotReadyError: [[new A2AError.AgentRuntimeNotReadyError({ state: "waking", remainingMs: 0 }), true]],
+  AgentRuntimeUnavailableError: [[new A2AError.AgentRuntimeUnavailableError({ state: "update_required" }), true]],
+  ServerError: [
+    [new A2AError.ServerError({ ...http, origin: "backend" }), true],
+    [new A2AError.ServerError({ ...http, origin: "runtime" }), false]
+  ],
+  A2AMessageLimitExceededError: [[
+    new A2AError.A2AMessageLimitExceededError({
+      ...http,
+      status: 504,
+      origin: "runtime",
+      reason: "MESSAGE_RESPONSE_LIMIT_EXCEEDED",
+      limitSeconds: 90
+    }),
+    false
+  ]],
+  RuntimeAuthError: [[new A2AError.RuntimeAuthError({ ...http, status: 401 }), false]],
+  A2ATimeoutError: [[timeout(false), true], [timeout(true), false]],
+  A2ATransportError: [[transport(false), true], [transport(true), false]],
+  InvalidA2AResponseError: [[
+    new A2AError.InvalidA2AResponseError({ url: http.url, status: 200, rule: "role", reason: "bad role" }),
+    false
+  ]],
+  TaskModeNotSupportedError: [[new A2AError.TaskModeNotSupportedError({ supportedResponseKinds: ["message"] }), false]],
+  TaskNotFoundError: [[new A2AError.TaskNotFoundError(taskFields), false]],
+  TaskNotCancelableError: [[
+    new A2AError.TaskNotCancelableError({ ...taskFields, reason: "TASK_NOT_CANCELABLE" }),
+    false
+  ]],
+  A2ARequestError: [[new A2AError.A2ARequestError({ ...http, status: 400 }), false]],
+  NotLoggedInError: [[new A2AError.NotLoggedInError({ ...http, status: 401 }), false]],
+  PermissionDeniedError: [[new A2AError.PermissionDeniedError({ ...http, status: 403 }), false]],
+  SessionNotFoundError: [[new A2AError.SessionNotFoundError({ ...http, status: 404 }), false]],
+  RateLimitedError: [[new A2AError.RateLimitedError({ ...http, status: 429, retryAfter: "30" }), true]],
+  BackendContractError: [[new A2AError.BackendContractError({ url: http.url, status: 200, reason: "no token" }), true]]
+} satisfies { readonly [Tag in A2AError.A2AError["_tag"]]: ReadonlyArray<readonly [A2AError.A2AError, boolean]> }
+
+describe("A2AError.isRetrySafe", () => {
+  it("decides every error tag of the package", () => {
+    const errorClasses = Object.entries(A2AError).filter(([name, value]) =>
+      typeof value === "function" && /^[A-Z]\w*Error$/.test(name)
+    ).map(([name]) => name).sort()
+    // Every error class the module exports is a tag of the A2AError union, and is decided above.
+    expect(Object.keys(cases).sort()).toEqual(errorClasses)
+    for (const [tag, examples] of Object.entries(cases)) {
+      for (const [error, safe] of examples) {
+        expect([tag, error._tag, A2AError.isRetrySafe(error)]).toEqual([tag, tag, safe])
+      }
+    }
+  })
+
+  it("RateLimitedError exposes Retry-After as a Duration and keeps the raw header", () => {
+    const limited = (retryAfter: string | undefined) =>
+      new A2AError.RateLimitedError({ ...http, status: 429, retryAfter })
+    expect(limited("30").retryAfter).toBe("30")
+    expect(limited("30").retryAfterDuration).toEqual(Option.some(Duration.seconds(30)))
+    expect(limited(" 1.5 ").retryAfterDuration).toEqual(Option.some(Duration.millis(1500)))
+    expect(limited("0").retryAfterDuration).toEqual(Option.some(Duration.zero))
+    expect(limited("Wed, 21 Oct 2026 07:28:00 GMT").retryAfterDuration).toEqual(Option.none())
+    expect(limited("-3").retryAfterDuration).toEqual(Option.none())
+    expect(limited(undefined).retryAfterDuration).toEqual(Option.none())
+  })
+})
+
+describe("the README's retry recipe", () => {
+  // A cold start of 3 s; each call has a 1.5 s budget, so the first call ends AgentRuntimeNotReadyError.
+  const cold = simulated({
+    sessions: [session({
+      access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 1000, durationMs: 3000 }] }
+    })]
+  })
+
+  it.effect("retries while isRetrySafe, with the same messageId, and succeeds once the runtime is up", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const messageId = "msg-retry-recipe-1"
+      const attempts: Array<string> = []
+      const send = a2a.sendA2AMessage(sessionUid, { message: "hello", messageId, timeout: 1.5 }).pipe(
+        Effect.tapError((error) => Effect.sync(() => attempts.push(error._tag))),
+        Effect.retry({ schedule: Schedule.spaced("2 seconds"), times: 5, while: A2AError.isRetrySafe })
+      )
+      const result = yield* runFor(send, "30 seconds")
+      expect(result.error).toBeUndefined()
+      expect(result.value?.parts).toEqual([{ text: "You said: hello" }])
+      expect(attempts).toEqual(["AgentRuntimeNotReadyError"])
+      // The first call resolved at 0 and 1 s and gave up (2 s no longer fit); the retry came 2 s later.
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000, 3000])
+      const sends = yield* runtimeSends
+      expect(sends.map((s) => [s.messageId, s.atMs])).toEqual([[messageId, 3000]])
+    }).pipe(Effect.provide(cold)))
+
+  it.effect("does not retry an error that is not retry-safe", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      let calls = 0
+      const send = Effect.suspend(() => {
+        calls++
+        return a2a.sendA2AMessage(sessionUid, { message: "   " })
+      }).pipe(Effect.retry({ schedule: Schedule.spaced("2 seconds"), times: 5, while: A2AError.isRetrySafe }))
+      const error = yield* Effect.flip(send)
+      expect([error._tag, calls]).toEqual(["A2AInputError", 1])
+    }).pipe(Effect.provide(cold)))
+})
+
+// SPEC §5/§6: an error of the session's resolution reaches every call that waits for it; every call reports its
+// own ids: session, message id and, for a follow-up turn, its Task id.
+describe("each call's own ids on an error of a shared resolution", () => {
+  it.effect("a resolve cut by its phase limit: both calls, one a follow-up, each get their own messageId and taskId", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const first = yield* Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, {
+        message: "a",
+        messageId: "m-a",
+        responseKind: "task",
+        taskId: "task-a",
+        timeout: [5, 2]
+      })))
+      const joined = yield* Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, {
+        message: "b",
+        messageId: "m-b",
+        responseKind: "task",
+        taskId: "task-b",
+        timeout: [5, 2]
+      })))
+      yield* TestClock.adjust("1 minute")
+      const firstError = yield* Fiber.join(first)
+      const joinedError = yield* Fiber.join(joined)
+      const cutResolve = {
+        _tag: "A2ATimeoutError",
+        agentSessionUid: sessionUid,
+        step: "resolve-runtime-access",
+        limit: "read",
+        seconds: 2,
+        messageMayHaveBeenSent: false
+      }
+      expect({ ...firstError }).toEqual({ ...cutResolve, messageId: "m-a", taskId: "task-a" })
+      expect({ ...joinedError }).toEqual({ ...cutResolve, messageId: "m-b", taskId: "task-b" })
+      // one shared resolve, cut once; nothing sent
+      expect((yield* resolves).map((r) => [r.atMs, r.outcome])).toEqual([[0, "interrupted"]])
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ backend: { resolveDelay: "forever" }, agent: { taskSupport: true } })]
+    }))))
+})
+
+// SPEC §3: `runtime_presence` is for display only; a transient answer whose presence has another shape still
+// waits, and running out of budget is `AgentRuntimeNotReadyError` without a detail.
+describe("a transient answer without a usable presence", () => {
+  it.effect("a string presence: progress without presence fields, AgentRuntimeNotReadyError without detail", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const events: Array<A2AProgressEvent> = []
+      const { error, millis } = yield* failFor(
+        a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1", timeout: 3 }).pipe(
+          Effect.provideService(A2AProgress, { report: (event) => Effect.sync(() => void events.push(event)) })
+        ),
+        "1 minute"
+      )
+      expect({ ...error }).toEqual({
+        _tag: "AgentRuntimeNotReadyError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        state: "starting",
+        retryAfterMs: 2000,
+        remainingMs: 1000
+      })
+      expect(error).toHaveProperty("detail", undefined)
+      expect(events).toEqual([{ _tag: "MessagePrepared", agentSessionUid: sessionUid, messageId: "m-1" }, {
+        _tag: "RuntimeAccessProgress",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        state: "starting",
+        notice: undefined,
+        presencePhase: undefined,
+        presenceDetail: undefined,
+        retryAfterMs: 2000,
+        attempt: 1
+      }])
+      expect(millis).toBe(2000)
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 2000])
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({
+        access: { _tag: "StuckTransient", state: "starting", retryAfterMs: 2000 },
+        backend: { oddDiagnostics: "string" }
+      })]
+    }))))
+
+  it.effect("a string presence on a terminal answer: AgentRuntimeUnavailableError without presenceDetail", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { error } = yield* failFor(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }), "1 minute")
+      expect({ ...error }).toEqual({
+        _tag: "AgentRuntimeUnavailableError",
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        state: "unavailable",
+        detail: "The runtime is not available."
+      })
+      expect(error).toHaveProperty("presenceDetail", undefined)
+      expect(yield* runtimeSends).toEqual([])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ access: { _tag: "Terminal", state: "unavailable" }, backend: { oddDiagnostics: "string" } })]
+    }))))
+})
+
+// SPEC §5: `messageMayHaveBeenSent` is the call's own. A resolution's errors carry the resolution's (nothing
+// sent by it); a call that had already sent its message once, and waits for the fresh resolution after a
+// runtime 401, reports true.
+describe("each call's own messageMayHaveBeenSent on an error of the fresh resolution", () => {
+  it.effect("sent once, 401, the fresh resolve's connection reset: A2ATransportError with messageMayHaveBeenSent true", () =>
+    Effect.gen(function*() {
+      let resolveCount = 0
+      const layer = fakePlatform((request) => {
+        if (request.url.startsWith("https://runtime.example/")) return Effect.succeed(jsonResponse(request, 401, {}))
+        resolveCount++
+        if (resolveCount === 1) return Effect.succeed(jsonResponse(request, 200, readyAccessForTests))
+        return Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            cause: Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })
+          })
+        )
+      })
+      const error = yield* Effect.flip(
+        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" }))
+          .pipe(Effect.provide(layer))
+      )
+      expect(resolveCount).toBe(2)
+      expect({ ...error }).toMatchObject({
+        _tag: "A2ATransportError",
+        step: "resolve-runtime-access",
+        messageId: "m-a",
+        messageMayHaveBeenSent: true,
+        code: "ECONNRESET"
+      })
+    }))
+})
+
+// SPEC §5: a call that waited for a waking runtime and was admitted is no longer waiting: a connect timeout of
+// its send is an A2ATimeoutError of the send (limit connect), not AgentRuntimeNotReadyError.
+describe("the send's connect limit after a wait", () => {
+  it.effect("waking, then admitted, then the send's connect times out: A2ATimeoutError send-message / connect", () =>
+    Effect.gen(function*() {
+      let resolveCount = 0
+      const waking = {
+        ...readyAccessForTests,
+        runtime_interaction: {
+          state: "starting",
+          can_submit: false,
+          notice: null,
+          operation: null,
+          retry_after_ms: 100
+        }
+      }
+      const layer = fakePlatform((request) => {
+        if (request.url.startsWith("https://runtime.example/")) {
+          return Effect.fail(
+            new HttpClientError.RequestError({
+              request,
+              reason: "Transport",
+              cause: Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" })
+            })
+          )
+        }
+        resolveCount++
+        return Effect.succeed(jsonResponse(request, 200, resolveCount === 1 ? waking : readyAccessForTests))
+      })
+      const call = yield* Effect.fork(Effect.flip(
+        Effect.flatMap(
+          A2AClient.A2AClient,
+          (a2a) => a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a", timeout: [5, 30] })
+        ).pipe(Effect.provide(layer))
+      ))
+      yield* TestClock.adjust("1 second")
+      const error = yield* Fiber.join(call)
+      expect(resolveCount).toBe(2)
+      expect({ ...error }).toMatchObject({
+        _tag: "A2ATimeoutError",
+        step: "send-message",
+        limit: "connect",
+        seconds: 5,
+        messageMayHaveBeenSent: false,
+        messageId: "m-a"
+      })
+    }))
+})
 
 // Every bearer token that crossed the wire, read from the requests themselves.
 const secrets = new Set<string>([
