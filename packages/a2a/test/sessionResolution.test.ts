@@ -423,6 +423,33 @@ describe("the session's resolution cut by its phase limit during a transient wai
     }))))
 })
 
+// SPEC §5: a phase limit of the shared resolve that runs out at a waiting call's own deadline ends that call
+// with its total, as its own budget would have: the limit belongs to the call that started the resolution.
+describe("the session's resolution cut by its phase limit at another call's deadline", () => {
+  it.effect("the call that started it: the read limit; the call whose total ends then: its total", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const send = (messageId: string, timeout: Timeout.Timeout) =>
+        Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "x", messageId, timeout })))
+      const starter = yield* send("m-starter", [5, 1])
+      yield* TestClock.adjust(0)
+      const joiner = yield* send("m-joiner", 1)
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(starter)).toMatchObject({
+        _tag: "A2ATimeoutError",
+        messageId: "m-starter",
+        limit: "read"
+      })
+      expect(yield* Fiber.join(joiner)).toMatchObject({
+        _tag: "A2ATimeoutError",
+        messageId: "m-joiner",
+        limit: "total",
+        seconds: 1
+      })
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 600_000 } })] }))))
+})
+
 // SPEC §1.5/§6: a token the runtime rejected is not sent again by a call in flight, unless the backend hands it
 // out again afterwards: the backend's word is newer, so a call that gets it from the resolution sends it.
 describe("a rejected token the backend hands out again", () => {
