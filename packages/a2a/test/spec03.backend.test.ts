@@ -1,7 +1,7 @@
 // SPEC §3, the backend's runtime access: its answers and errors, the resolve request.
-import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
+import { SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "../src/A2AClient.js"

@@ -1,5 +1,4 @@
 // SPEC §4, the runtime's answer: its kinds, its errors, its size, A2A v1 conformance.
-import * as A2AProtocol from "../src/A2AProtocol.js"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
@@ -14,6 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as A2AClient from "../src/A2AClient.js"
+import * as A2AProtocol from "../src/A2AProtocol.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
   client,

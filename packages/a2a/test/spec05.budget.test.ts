@@ -1,19 +1,19 @@
 // SPEC §5, the budget: the total, the phase limits, what a timeout or a transport failure says was sent.
-import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
-import * as Layer from "effect/Layer"
-import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
+import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import type { SendA2AMessageInput } from "../src/A2AClient.js"
 import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
+import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import type * as Timeout from "../src/Timeout.js"
 import {
   client,
