@@ -462,9 +462,11 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
       const inFlight = count(Telemetry.callsActive, { "a2a.method.name": "SendMessage" })
       const change = yield* changeOver({
         hits: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }),
-        misses: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" })
+        misses: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
+        // the second call starts after the first: its duration is measured from its own start
+        seconds: Effect.map(histogram(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }), (h) => h.sum)
       }, send("m-2"))
-      expect(change).toEqual({ hits: 1, misses: 0 })
+      expect(change).toEqual({ hits: 1, misses: 0, seconds: 10 })
       const before = yield* inFlight
       const fiber = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "slow", messageId: "m-3" }))
       yield* TestClock.adjust("1 second")
