@@ -5,6 +5,9 @@ export default defineProject({
     name: "a2a-testing",
     include: ["test/**/*.test.ts"],
     // Simulated-clock tests take milliseconds alone; the margin is for a loaded 2-core machine.
-    testTimeout: 20_000
+    testTimeout: 20_000,
+    // The kit and Effect are loaded once per worker, not once per file: no test depends on a module's fresh state.
+    isolate: false,
+    poolOptions: { forks: { isolate: false } }
   }
 })
