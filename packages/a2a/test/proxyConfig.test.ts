@@ -9,10 +9,9 @@ import * as Redacted from "effect/Redacted"
 import * as A2AError from "../src/A2AError.js"
 import * as A2ANode from "../src/node.js"
 
-const withEnv = (env: Record<string, string>) =>
-  Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
-
-const read = (env: Record<string, string>) => A2ANode.proxyConfig.pipe(withEnv(env))
+/** The proxy settings the Node layer reads from `env` as its environment. */
+const read = (env: Record<string, string>) =>
+  A2ANode.proxyConfig.pipe(Effect.withConfigProvider(ConfigProvider.fromJson(env)))
 
 const value = (option: Option.Option<Redacted.Redacted<string>>) => Option.map(option, Redacted.value)
 
