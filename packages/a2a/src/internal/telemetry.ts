@@ -98,6 +98,9 @@ export const errorTypeOf = <A, E>(exit: Exit.Exit<A, E>): Option.Option<string> 
   return Option.some(Cause.isInterruptedOnly(exit.cause) ? "interrupted" : "_OTHER")
 }
 
+// Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: the results are thrown away either way
+const discard = { discard: true } as const
+
 /** Seconds since `start` (clock millis). */
 const secondsSince = (start: number) => Effect.map(Clock.currentTimeMillis, (now) => (now - start) / 1000)
 
@@ -124,8 +127,7 @@ export const observeCall =
               Metric.incrementBy(active, -1),
               Metric.update(histogramWith(callDuration, labels), seconds),
               Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void
-              // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-            ], { discard: true })
+            ], discard)
           }))
       )
     }).pipe(
@@ -137,12 +139,12 @@ export const observeCall =
     )
 
 /**
- * Tags metrics of one kind, once per metric and label set: Effect finds a metric's state by the identity of
+ * Tags metrics of one kind once per metric and label set: Effect finds a metric's state by the identity of
  * its label array, so a metric tagged anew on each update would build and hash a new key every time.
  */
-const taggedOnce = <M extends object>() => {
+const taggedOnce = <M extends object>(tag: (metric: M, labels: Array<MetricLabel.MetricLabel>) => M) => {
   const byMetric = new WeakMap<M, Map<string, M>>()
-  return (metric: M, labels: Record<string, string>, tag: (metric: M, labels: Array<MetricLabel.MetricLabel>) => M) => {
+  return (metric: M, labels: Record<string, string>): M => {
     const key = JSON.stringify(labels)
     let byLabels = byMetric.get(metric)
     if (byLabels === undefined) byMetric.set(metric, byLabels = new Map())
@@ -153,12 +155,8 @@ const taggedOnce = <M extends object>() => {
     return made
   }
 }
-const counters = taggedOnce<Metric.Metric.Counter<number>>()
-const histograms = taggedOnce<Metric.Metric.Histogram<number>>()
-const counterWith = (metric: Metric.Metric.Counter<number>, labels: Record<string, string>) =>
-  counters(metric, labels, Metric.taggedWithLabels)
-const histogramWith = (metric: Metric.Metric.Histogram<number>, labels: Record<string, string>) =>
-  histograms(metric, labels, Metric.taggedWithLabels)
+const counterWith = taggedOnce<Metric.Metric.Counter<number>>(Metric.taggedWithLabels)
+const histogramWith = taggedOnce<Metric.Metric.Histogram<number>>(Metric.taggedWithLabels)
 
 /**
  * The address and port of a URL, as OpenTelemetry's `server.address` and `server.port`.
@@ -176,13 +174,13 @@ export const serverOf = (url: string): Record<string, string | number> => {
 }
 
 /**
- * The HTTP client span attributes of a request.
+ * The HTTP client span attributes of a request; `server` is its {@link serverOf}.
  *
  * @internal
  */
 export const httpAttributes = (
   request: HttpClientRequest.HttpClientRequest,
-  server: Record<string, string | number> = serverOf(request.url)
+  server: Record<string, string | number>
 ): Record<string, string | number> => ({
   "http.request.method": request.method,
   "url.full": request.url,
@@ -191,12 +189,13 @@ export const httpAttributes = (
 
 /**
  * Measures an HTTP request as `http.client.request.duration`, by method, status, peer, server and
- * `error.type` (the status code for a status of 400 or more, else the failure's tag).
+ * `error.type` (the status code for a status of 400 or more, else the failure's tag); `server` is the
+ * request's {@link serverOf}.
  *
  * @internal
  */
 export const observeHttpRequest =
-  (request: HttpClientRequest.HttpClientRequest, peer: Peer, server = serverOf(request.url)) =>
+  (request: HttpClientRequest.HttpClientRequest, peer: Peer, server: Record<string, string | number>) =>
   <A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
     Effect.flatMap(
       Clock.currentTimeMillis,
