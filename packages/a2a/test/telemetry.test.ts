@@ -1,10 +1,13 @@
-// The telemetry module's own logic: the `error.type` of an exit and the server of a URL.
+// The telemetry module's own logic: the `error.type` of an exit, the server of a URL, an HTTP status's outcome.
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import { A2AInputError } from "../src/A2AError.js"
-import { errorTypeOf, serverOf } from "../src/internal/telemetry.js"
+import { errorTypeOf, httpRequestDuration, observeHttpRequest, serverOf } from "../src/internal/telemetry.js"
 
 describe("error.type of an exit", () => {
   it("none for a success; the tag of a tagged failure; _OTHER for any other failure", () => {
@@ -30,4 +33,36 @@ describe("server.address and server.port of a URL", () => {
     expect(serverOf("http://127.0.0.1:8080/")).toEqual({ "server.address": "127.0.0.1", "server.port": 8080 })
     expect(serverOf("not a url")).toEqual({})
   })
+})
+
+describe("http.client.request.duration by status", () => {
+  it.effect("a status of 400 or more is its error.type; 399 has none", () =>
+    Effect.gen(function*() {
+      const request = HttpClientRequest.get("https://runtime.example/a2a")
+      const server = serverOf(request.url)
+      const countOf = (labels: Record<string, string>) =>
+        Effect.map(
+          Metric.value(Metric.taggedWithLabels(
+            httpRequestDuration,
+            Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value))
+          )),
+          (state) => state.count
+        )
+      const base = {
+        "http.request.method": "GET",
+        "a2a.client.peer": "runtime",
+        "server.address": "runtime.example",
+        "server.port": "443"
+      }
+      const answered = (status: number) => observeHttpRequest(request, "runtime", server)(Effect.succeed({ status }))
+      const counts = Effect.all([
+        countOf({ ...base, "http.response.status_code": "400", "error.type": "400" }),
+        countOf({ ...base, "http.response.status_code": "399" })
+      ])
+      const [rejectedBefore, answeredBefore] = yield* counts
+      yield* answered(400)
+      yield* answered(399)
+      const [rejectedAfter, answeredAfter] = yield* counts
+      expect([rejectedAfter - rejectedBefore, answeredAfter - answeredBefore]).toEqual([1, 1])
+    }))
 })
