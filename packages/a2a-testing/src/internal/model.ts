@@ -55,19 +55,13 @@ export interface RequestLogEntry {
   /** `message.messageId` of a `message:send` body (whatever the answer) */
   readonly messageId: string | null
   /**
-   * `message:send` only: why the body is not an A2A v1 `Send Message Request`
-   * (Main Sequence profile: `configuration.responseKind` allowed), e.g.
-   * `A2A v1 Send Message Request schema violation: configuration.blocking: unknown field …`;
-   * `null` when it conforms or for other routes. Recorded whatever the answer
-   * (also when the token was rejected); a checked body that violates it is
-   * answered 400 `INVALID_ARGUMENT`.
+   * `message:send` only: why the body is not an A2A v1 `Send Message Request` (`configuration.responseKind`
+   * allowed), recorded whatever the answer; `null` when it conforms. A checked violating body gets 400.
    */
   readonly schemaViolation: string | null
   /**
-   * Why the Message / Task the runtime answered (the `message:send` answer,
-   * or the Task of a get / cancel) is not A2A v1 (strict schema); `null` when
-   * it conforms or the answer carries no Message / Task. Only deliberately
-   * broken answers (`Invalid`, `Answer` with `extraFields`) set it.
+   * Why the Message or Task the runtime answered is not A2A v1 (strict schema); `null` when it conforms or
+   * there is none. Only deliberately broken answers (`Invalid`, `Answer` with `extraFields`) set it.
    */
   readonly answerSchemaViolation: string | null
   /** the body bytes (re-encoded from `bodyText` only if a secret had to be replaced) */

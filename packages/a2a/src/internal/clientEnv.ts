@@ -172,7 +172,7 @@ export const makeClientEnv = (
         // Stryker disable next-line ConditionalExpression: equivalent: the memo only saves hashing again (same key)
         if (known !== undefined) return known
         const key = sha256Hex(`${backendUrl}\n${user}\n${agentSessionUid}`)
-        // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: clearing the memo never changes a key
+        // Stryker disable next-line ConditionalExpression,EqualityOperator: equivalent: a key never changes
         if (cacheKeys.size >= 1024) cacheKeys.clear()
         cacheKeys.set(agentSessionUid, key)
         return key
