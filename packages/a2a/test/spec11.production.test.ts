@@ -405,6 +405,9 @@ const changeOver = <A, E, Env>(readings: Record<string, Effect.Effect<number>>, 
     return Object.fromEntries(after.map(([key, value]) => [key, value - (before.get(key) ?? 0)]))
   })
 
+const unavailableUid = "3f0c6a52-7d1e-4b8a-9c2f-6e5d4c3b2a10"
+const faultyUid = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
+
 const send = (messageId: string) =>
   Effect.flatMap(client, (a2a) => runFor(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId }), "5 minutes"))
 
@@ -452,6 +455,28 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
         sessions: [session({
           access: { _tag: "ColdStart", phases: [{ state: "starting", retryAfterMs: 1500, durationMs: 1000 }] }
         })]
+      }))
+    ))
+
+  it.effect("resolutions by result: terminal for an unavailable runtime, failed for a backend error", () =>
+    Effect.gen(function*() {
+      const results = {
+        terminal: count(Telemetry.resolutions, { "a2a.client.resolution.result": "terminal" }),
+        failed: count(Telemetry.resolutions, { "a2a.client.resolution.result": "failed" }),
+        admitted: count(Telemetry.resolutions, { "a2a.client.resolution.result": "admitted" })
+      }
+      const a2a = yield* client
+      const sendTo = (uid: string) => runFor(a2a.sendA2AMessage(uid, { message: "hi" }), "1 minute")
+      const terminal = yield* changeOver(results, sendTo(unavailableUid))
+      expect(terminal).toEqual({ terminal: 1, failed: 0, admitted: 0 })
+      const failed = yield* changeOver(results, sendTo(faultyUid))
+      expect(failed).toEqual({ terminal: 0, failed: 1, admitted: 0 })
+    }).pipe(
+      Effect.provide(simulated({
+        sessions: [
+          { ...session({ access: { _tag: "Terminal", state: "unavailable" } }), sessionUid: unavailableUid },
+          { ...session({ backend: { resolveFault: { status: 500 } } }), sessionUid: faultyUid }
+        ]
       }))
     ))
 
