@@ -29,7 +29,8 @@ import {
   serviceUid,
   session,
   sessionUid,
-  simulated
+  simulated,
+  simulatedWith
 } from "./fixtures.js"
 
 // The spans in OpenTelemetry's A2A vocabulary (README, "Spans"): one CLIENT span per call named by its A2A
@@ -479,6 +480,29 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
         ]
       }))
     ))
+
+  it.effect("a 401 from the backend: one credential refresh with peer backend", () => {
+    const resolveUrl = `${base}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
+    let resolvesSeen = 0
+    const { layer } = simulatedWith(
+      { sessions: [session()] },
+      (request) =>
+        request.url === `${base}/auth/jwt-token/token/refresh/`
+          ? { status: 200, body: { access: "user-2" } }
+          : request.url === resolveUrl
+          ? (resolvesSeen++ === 0 ? { status: 401, body: { detail: "expired" } } : { status: 403, body: {} })
+          : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const change = yield* changeOver({
+        backend: count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" }),
+        runtime: count(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" })
+      }, Effect.either(a2a.sendA2AMessage(sessionUid, { message: "hi" })))
+      expect(change).toEqual({ backend: 1, runtime: 0 })
+    }).pipe(Effect.provide(layer))
+  })
 
   it.effect("a warm send is a cache hit; calls in flight go up and back down", () =>
     Effect.gen(function*() {
