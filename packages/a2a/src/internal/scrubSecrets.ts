@@ -91,10 +91,12 @@ const remember = (secrets: Map<string, Redacted.Redacted<string>>, secret: Redac
 
 /** @internal */
 export const makeKnownSecrets = (): KnownSecrets => {
-  const user = new Map<string, Redacted.Redacted<string>>()
-  const runtime = new Map<string, Redacted.Redacted<string>>()
+  const byKind = {
+    user: new Map<string, Redacted.Redacted<string>>(),
+    runtime: new Map<string, Redacted.Redacted<string>>()
+  }
   return {
-    add: (kind, secret) => remember(kind === "user" ? user : runtime, secret),
-    scrub: (text) => scrubSecrets(text, [...user.values(), ...runtime.values()])
+    add: (kind, secret) => remember(byKind[kind], secret),
+    scrub: (text) => scrubSecrets(text, [...byKind.user.values(), ...byKind.runtime.values()])
   }
 }
