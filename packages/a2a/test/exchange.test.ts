@@ -1,4 +1,5 @@
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
@@ -8,6 +9,7 @@ import { withinBudget } from "../src/internal/budget.js"
 import { type Call, makeCall } from "../src/internal/callContext.js"
 import { currentConnectPhase, noConnectPhase } from "../src/internal/connectTimeout.js"
 import { exchange, type ResponseTooLarge } from "../src/internal/exchange.js"
+import { ProxyRefused, proxyRefusedCode } from "../src/internal/proxy.js"
 import type * as Timeout from "../src/Timeout.js"
 import { failFor, jsonResponse, runFor, sessionUid } from "./fixtures.js"
 
@@ -151,5 +153,43 @@ describe("exchange: the connect phase handed to the HTTP layer", () => {
       yield* seen("after", log)
       expect(log).toEqual([["head", "exchange", true], ["after", "none", before(request)]])
       expect(yield* FiberRef.get(HttpClient.currentTracerDisabledWhen)).toBe(before)
+    }))
+})
+
+describe("exchange: transport failures", () => {
+  it.effect("a proxy's refusal: an A2ATransportError naming the proxy and its status; the message was never sent", () =>
+    Effect.gen(function*() {
+      const call = yield* makeCall({
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        budget: phased,
+        step: "send-message"
+      })
+      const refusing = HttpClient.make((request) =>
+        Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            cause: new ProxyRefused("http://proxy.example:3128", 407)
+          })
+        )
+      )
+      const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
+      const error = yield* Effect.flip(
+        exchange(refusing, call, "send-message", request, {
+          maxResponseBytes: 1024,
+          carriesMessage: true,
+          peer: "runtime",
+          tooLarge: tooLargeDies
+        })
+      )
+      expect(error).toMatchObject({
+        _tag: "A2ATransportError",
+        step: "send-message",
+        code: proxyRefusedCode,
+        proxy: "http://proxy.example:3128",
+        proxyStatus: 407,
+        messageMayHaveBeenSent: false
+      })
     }))
 })
