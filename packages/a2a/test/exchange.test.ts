@@ -1,6 +1,7 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -190,6 +191,44 @@ describe("exchange: transport failures", () => {
         proxy: "http://proxy.example:3128",
         proxyStatus: 407,
         messageMayHaveBeenSent: false
+      })
+    }))
+})
+
+describe("exchange: a body that breaks off", () => {
+  it.effect("an A2ATransportError at step read-response; the message may have been sent", () =>
+    Effect.gen(function*() {
+      const call = yield* makeCall({
+        agentSessionUid: sessionUid,
+        messageId: "m-1",
+        budget: phased,
+        step: "send-message"
+      })
+      const breaking = HttpClient.make((request) =>
+        Effect.sync(() => {
+          const body = new ReadableStream<Uint8Array>({
+            start(controller) {
+              controller.enqueue(new TextEncoder().encode("{\"message\":"))
+              controller.error(new Error("socket hang up"))
+            }
+          })
+          return HttpClientResponse.fromWeb(request, new Response(body, { status: 200 }))
+        })
+      )
+      const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
+      const error = yield* Effect.flip(
+        exchange(breaking, call, "send-message", request, {
+          maxResponseBytes: 1024,
+          carriesMessage: true,
+          peer: "runtime",
+          tooLarge: tooLargeDies
+        })
+      )
+      expect(error).toMatchObject({
+        _tag: "A2ATransportError",
+        step: "read-response",
+        url: "https://runtime.example/api/a2a/v1/message:send",
+        messageMayHaveBeenSent: true
       })
     }))
 })
