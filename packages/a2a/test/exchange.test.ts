@@ -157,15 +157,29 @@ describe("exchange: the connect phase handed to the HTTP layer", () => {
     }))
 })
 
+// A message:send through `client` (a [1, 2] budget, nothing over its size limit): the exchange's error.
+const sendFailure = (client: HttpClient.HttpClient) =>
+  Effect.gen(function*() {
+    const call = yield* makeCall({
+      agentSessionUid: sessionUid,
+      messageId: "m-1",
+      budget: phased,
+      step: "send-message"
+    })
+    const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
+    return yield* Effect.flip(
+      exchange(client, call, "send-message", request, {
+        maxResponseBytes: 1024,
+        carriesMessage: true,
+        peer: "runtime",
+        tooLarge: tooLargeDies
+      })
+    )
+  })
+
 describe("exchange: transport failures", () => {
   it.effect("a proxy's refusal: an A2ATransportError naming the proxy and its status; the message was never sent", () =>
     Effect.gen(function*() {
-      const call = yield* makeCall({
-        agentSessionUid: sessionUid,
-        messageId: "m-1",
-        budget: phased,
-        step: "send-message"
-      })
       const refusing = HttpClient.make((request) =>
         Effect.fail(
           new HttpClientError.RequestError({
@@ -175,16 +189,7 @@ describe("exchange: transport failures", () => {
           })
         )
       )
-      const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
-      const error = yield* Effect.flip(
-        exchange(refusing, call, "send-message", request, {
-          maxResponseBytes: 1024,
-          carriesMessage: true,
-          peer: "runtime",
-          tooLarge: tooLargeDies
-        })
-      )
-      expect(error).toMatchObject({
+      expect(yield* sendFailure(refusing)).toMatchObject({
         _tag: "A2ATransportError",
         step: "send-message",
         code: proxyRefusedCode,
@@ -193,17 +198,9 @@ describe("exchange: transport failures", () => {
         messageMayHaveBeenSent: false
       })
     }))
-})
 
-describe("exchange: a body that breaks off", () => {
-  it.effect("an A2ATransportError at step read-response; the message may have been sent", () =>
+  it.effect("a body that breaks off: an A2ATransportError at step read-response; the message may have been sent", () =>
     Effect.gen(function*() {
-      const call = yield* makeCall({
-        agentSessionUid: sessionUid,
-        messageId: "m-1",
-        budget: phased,
-        step: "send-message"
-      })
       const breaking = HttpClient.make((request) =>
         Effect.sync(() => {
           const body = new ReadableStream<Uint8Array>({
@@ -215,16 +212,7 @@ describe("exchange: a body that breaks off", () => {
           return HttpClientResponse.fromWeb(request, new Response(body, { status: 200 }))
         })
       )
-      const request = HttpClientRequest.post("https://runtime.example/api/a2a/v1/message:send")
-      const error = yield* Effect.flip(
-        exchange(breaking, call, "send-message", request, {
-          maxResponseBytes: 1024,
-          carriesMessage: true,
-          peer: "runtime",
-          tooLarge: tooLargeDies
-        })
-      )
-      expect(error).toMatchObject({
+      expect(yield* sendFailure(breaking)).toMatchObject({
         _tag: "A2ATransportError",
         step: "read-response",
         url: "https://runtime.example/api/a2a/v1/message:send",
