@@ -13,6 +13,9 @@ import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
+import * as Metric from "effect/Metric"
+import * as MetricLabel from "effect/MetricLabel"
+import type * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
@@ -281,6 +284,10 @@ export interface Answer {
 
 export const base = SimulatedPlatform.defaultBaseUrl
 
+/** The backend's resolve URL for the test session, and its token refresh URL. */
+export const resolveUrl = `${base}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
+export const refreshUrl = `${base}/auth/jwt-token/token/refresh/`
+
 /**
  * The client on the simulated platform, except for the requests `answer` answers itself (an answer the
  * simulation does not give: another backend error body, a session without `agent_uid`, …). Those requests
@@ -322,3 +329,18 @@ export const simulatedWith = (
   )
   return { layer, overridden }
 }
+
+// Metrics are global: a test reads the change a scenario made.
+const metricLabels = (record: Record<string, string>) =>
+  Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
+
+/** A counter's count for one label set. */
+export const counterCount = (metric: Metric.Metric.Counter<number>, tags: Record<string, string> = {}) =>
+  Effect.map(Metric.value(Metric.taggedWithLabels(metric, metricLabels(tags))), (state) => state.count)
+
+/** A histogram's count and sum for one label set. */
+export const histogramOf = (metric: Metric.Metric.Histogram<number>, tags: Record<string, string>) =>
+  Effect.map(
+    Metric.value(Metric.taggedWithLabels(metric, metricLabels(tags))),
+    (state: MetricState.MetricState.Histogram) => ({ count: state.count, sum: state.sum })
+  )

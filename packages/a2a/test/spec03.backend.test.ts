@@ -12,7 +12,9 @@ import {
   failFor,
   platform,
   recordSpans,
+  refreshUrl,
   resolves,
+  resolveUrl,
   runFor,
   runtimeSends,
   session,
@@ -23,8 +25,6 @@ import {
 
 // SPEC §3: a backend error's message comes from JSON `detail`, `error` (or `error.message`) or `message`,
 // in that order, a blank field skipped, else the text; the status decides the error, none is retried.
-
-const resolveUrl = `${base}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
 
 /** One send whose resolve is answered by hand with `answer` (every other request by the platform). */
 const resolveAnswered = (answer: Answer, client: Parameters<typeof simulatedWith>[2] = {}) => {
@@ -218,8 +218,6 @@ describe("rules: the resolve request on the wire (SPEC §3)", () => {
 })
 
 describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", () => {
-  const refreshUrl = `${base}/auth/jwt-token/token/refresh/`
-
   it.effect("a refused refresh (its own 401) ends NotLoggedInError of the first answer; asked once", () => {
     const { layer, overridden } = simulatedWith(
       { sessions: [session()] },

@@ -7,8 +7,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import * as MetricLabel from "effect/MetricLabel"
-import type * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
@@ -22,8 +20,12 @@ import * as Telemetry from "../src/internal/telemetry.js"
 import * as Node from "../src/node.js"
 import {
   client,
+  counterCount,
+  histogramOf,
   platform,
   recordSpans,
+  refreshUrl,
+  resolveUrl,
   runFor,
   runtimeSends,
   serviceUid,
@@ -379,18 +381,6 @@ describe("rules: trace context on the wire", () => {
 // The metrics of README "Metrics", read after scripted scenarios on the simulated clock. Metrics are global:
 // each check is the change a scenario made.
 
-const labels = (record: Record<string, string>) =>
-  Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
-
-const count = (metric: Metric.Metric.Counter<number>, tags: Record<string, string> = {}) =>
-  Effect.map(Metric.value(Metric.taggedWithLabels(metric, labels(tags))), (state) => state.count)
-
-const histogram = (metric: Metric.Metric.Histogram<number>, tags: Record<string, string>) =>
-  Effect.map(
-    Metric.value(Metric.taggedWithLabels(metric, labels(tags))),
-    (state: MetricState.MetricState.Histogram) => ({ count: state.count, sum: state.sum })
-  )
-
 const serverAttributes = { "server.address": "platform.sim.mainsequence.test", "server.port": "443" }
 
 /** The change of each reading over `effect`. */
@@ -417,20 +407,23 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
     Effect.gen(function*() {
       const backendPost = { "http.request.method": "POST", "a2a.client.peer": "backend", ...serverAttributes }
       const change = yield* changeOver({
-        admitted: count(Telemetry.resolutions, { "a2a.client.resolution.result": "admitted" }),
-        transient: count(Telemetry.resolutions, { "a2a.client.resolution.result": "transient" }),
-        waits: count(Telemetry.transientWaits),
-        waitSeconds: Effect.map(histogram(Telemetry.transientWaitDuration, {}), (h) => h.sum),
-        misses: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
-        hits: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }),
-        calls: Effect.map(histogram(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }), (h) => h.count),
-        callSeconds: Effect.map(histogram(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }), (h) => h.sum),
+        admitted: counterCount(Telemetry.resolutions, { "a2a.client.resolution.result": "admitted" }),
+        transient: counterCount(Telemetry.resolutions, { "a2a.client.resolution.result": "transient" }),
+        waits: counterCount(Telemetry.transientWaits),
+        waitSeconds: Effect.map(histogramOf(Telemetry.transientWaitDuration, {}), (h) => h.sum),
+        misses: counterCount(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
+        hits: counterCount(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }),
+        calls: Effect.map(histogramOf(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }), (h) => h.count),
+        callSeconds: Effect.map(
+          histogramOf(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }),
+          (h) => h.sum
+        ),
         resolves: Effect.map(
-          histogram(Telemetry.httpRequestDuration, { ...backendPost, "http.response.status_code": "200" }),
+          histogramOf(Telemetry.httpRequestDuration, { ...backendPost, "http.response.status_code": "200" }),
           (h) => h.count
         ),
         sends: Effect.map(
-          histogram(Telemetry.httpRequestDuration, {
+          histogramOf(Telemetry.httpRequestDuration, {
             "http.request.method": "POST",
             "a2a.client.peer": "runtime",
             ...serverAttributes,
@@ -462,9 +455,9 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
   it.effect("resolutions by result: terminal for an unavailable runtime, failed for a backend error", () =>
     Effect.gen(function*() {
       const results = {
-        terminal: count(Telemetry.resolutions, { "a2a.client.resolution.result": "terminal" }),
-        failed: count(Telemetry.resolutions, { "a2a.client.resolution.result": "failed" }),
-        admitted: count(Telemetry.resolutions, { "a2a.client.resolution.result": "admitted" })
+        terminal: counterCount(Telemetry.resolutions, { "a2a.client.resolution.result": "terminal" }),
+        failed: counterCount(Telemetry.resolutions, { "a2a.client.resolution.result": "failed" }),
+        admitted: counterCount(Telemetry.resolutions, { "a2a.client.resolution.result": "admitted" })
       }
       const a2a = yield* client
       const sendTo = (uid: string) => runFor(a2a.sendA2AMessage(uid, { message: "hi" }), "1 minute")
@@ -482,12 +475,11 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
     ))
 
   it.effect("a 401 from the backend: one credential refresh with peer backend", () => {
-    const resolveUrl = `${base}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
     let resolvesSeen = 0
     const { layer } = simulatedWith(
       { sessions: [session()] },
       (request) =>
-        request.url === `${base}/auth/jwt-token/token/refresh/`
+        request.url === refreshUrl
           ? { status: 200, body: { access: "user-2" } }
           : request.url === resolveUrl
           ? (resolvesSeen++ === 0 ? { status: 401, body: { detail: "expired" } } : { status: 403, body: {} })
@@ -497,8 +489,8 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
     return Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
       const change = yield* changeOver({
-        backend: count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" }),
-        runtime: count(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" })
+        backend: counterCount(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" }),
+        runtime: counterCount(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" })
       }, Effect.either(a2a.sendA2AMessage(sessionUid, { message: "hi" })))
       expect(change).toEqual({ backend: 1, runtime: 0 })
     }).pipe(Effect.provide(layer))
@@ -508,12 +500,12 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
     Effect.gen(function*() {
       yield* send("m-1")
       const a2a = yield* client
-      const inFlight = count(Telemetry.callsActive, { "a2a.method.name": "SendMessage" })
+      const inFlight = counterCount(Telemetry.callsActive, { "a2a.method.name": "SendMessage" })
       const change = yield* changeOver({
-        hits: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }),
-        misses: count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
+        hits: counterCount(Telemetry.cacheLookups, { "a2a.client.cache.result": "hit" }),
+        misses: counterCount(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),
         // the second call starts after the first: its duration is measured from its own start
-        seconds: Effect.map(histogram(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }), (h) => h.sum)
+        seconds: Effect.map(histogramOf(Telemetry.callDuration, { "a2a.method.name": "SendMessage" }), (h) => h.sum)
       }, send("m-2"))
       expect(change).toEqual({ hits: 1, misses: 0, seconds: 10 })
       const before = yield* inFlight
@@ -535,9 +527,9 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
         "error.type": "401"
       }
       const change = yield* changeOver({
-        runtime: count(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" }),
-        backend: count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" }),
-        rejected: Effect.map(histogram(Telemetry.httpRequestDuration, rejected), (h) => h.count)
+        runtime: counterCount(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" }),
+        backend: counterCount(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" }),
+        rejected: Effect.map(histogramOf(Telemetry.httpRequestDuration, rejected), (h) => h.count)
       }, send("m-1"))
       expect(change).toEqual({ runtime: 1, backend: 0, rejected: 1 })
     }).pipe(Effect.provide(simulated({ sessions: [session({ token: { rejectFirstSends: 1 } })] }))))
@@ -546,9 +538,9 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
     Effect.gen(function*() {
       const failed = { "a2a.method.name": "SendMessage", "error.type": "A2AMessageLimitExceededError" }
       const change = yield* changeOver({
-        limits: count(Telemetry.messageLimitAnswers),
-        failed: Effect.map(histogram(Telemetry.callDuration, failed), (h) => h.count),
-        seconds: Effect.map(histogram(Telemetry.callDuration, failed), (h) => h.sum)
+        limits: counterCount(Telemetry.messageLimitAnswers),
+        failed: Effect.map(histogramOf(Telemetry.callDuration, failed), (h) => h.count),
+        seconds: Effect.map(histogramOf(Telemetry.callDuration, failed), (h) => h.sum)
       }, send("m-1"))
       expect(change).toEqual({ limits: 1, failed: 1, seconds: 90 })
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { workMs: 120_000 } })] }))))

@@ -3,11 +3,10 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Metric from "effect/Metric"
-import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import { A2AInputError } from "../src/A2AError.js"
 import { errorTypeOf, httpRequestDuration, observeHttpRequest, serverOf } from "../src/internal/telemetry.js"
+import { histogramOf } from "./fixtures.js"
 
 describe("error.type of an exit", () => {
   it("none for a success; the tag of a tagged failure; _OTHER for any other failure", () => {
@@ -41,13 +40,7 @@ describe("http.client.request.duration by status", () => {
       const request = HttpClientRequest.get("https://runtime.example/a2a")
       const server = serverOf(request.url)
       const countOf = (labels: Record<string, string>) =>
-        Effect.map(
-          Metric.value(Metric.taggedWithLabels(
-            httpRequestDuration,
-            Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value))
-          )),
-          (state) => state.count
-        )
+        Effect.map(histogramOf(httpRequestDuration, labels), (state) => state.count)
       const base = {
         "http.request.method": "GET",
         "a2a.client.peer": "runtime",
