@@ -18,6 +18,7 @@ import * as A2AError from "../src/A2AError.js"
 import * as A2AProgress from "../src/A2AProgress.js"
 import * as Telemetry from "../src/internal/telemetry.js"
 import * as Node from "../src/node.js"
+import type * as Timeout from "../src/Timeout.js"
 import {
   client,
   counterCount,
@@ -544,6 +545,46 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
       }, send("m-1"))
       expect(change).toEqual({ limits: 1, failed: 1, seconds: 90 })
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { workMs: 120_000 } })] }))))
+
+  it.effect("a request its call's deadline ends, total or phase limit, has error.type A2ATimeoutError", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const ended = {
+        "http.request.method": "POST",
+        "a2a.client.peer": "runtime",
+        ...serverAttributes,
+        "error.type": "A2ATimeoutError"
+      }
+      const timedOut = (messageId: string, timeout: Timeout.Timeout) =>
+        runFor(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId, timeout }), "5 minutes")
+      const change = yield* changeOver({
+        ended: Effect.map(histogramOf(Telemetry.httpRequestDuration, ended), (h) => h.count),
+        seconds: Effect.map(histogramOf(Telemetry.httpRequestDuration, ended), (h) => h.sum)
+      }, Effect.zipRight(timedOut("m-1", 20), timedOut("m-2", [5, 10])))
+      expect(change).toEqual({ ended: 2, seconds: 30 })
+    }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { workMs: 60_000 } })] }))))
+
+  it.effect("a request its caller interrupts before any deadline has error.type interrupted", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const interrupted = {
+        "http.request.method": "POST",
+        "a2a.client.peer": "runtime",
+        ...serverAttributes,
+        "error.type": "interrupted"
+      }
+      const change = yield* changeOver(
+        {
+          interrupted: Effect.map(histogramOf(Telemetry.httpRequestDuration, interrupted), (h) => h.count)
+        },
+        Effect.gen(function*() {
+          const fiber = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+          yield* TestClock.adjust("1 second")
+          yield* Fiber.interrupt(fiber)
+        })
+      )
+      expect(change).toEqual({ interrupted: 1 })
+    }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { workMs: 60_000 } })] }))))
 
   it.effect("no metric attribute holds a token, a URL path or an id", () =>
     Effect.gen(function*() {

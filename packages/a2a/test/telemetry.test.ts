@@ -47,7 +47,8 @@ describe("http.client.request.duration by status", () => {
         "server.address": "runtime.example",
         "server.port": "443"
       }
-      const answered = (status: number) => observeHttpRequest(request, "runtime", server)(Effect.succeed({ status }))
+      const answered = (status: number) =>
+        observeHttpRequest(request, "runtime", server, () => false)(Effect.succeed({ status }))
       const counts = Effect.all([
         countOf({ ...base, "http.response.status_code": "400", "error.type": "400" }),
         countOf({ ...base, "http.response.status_code": "399" })

@@ -1,14 +1,15 @@
 /**
- * One total deadline per call (SPEC §5), on the call's `Clock`: the whole composed call (discovery,
- * resolution, the transient wait, the request and its whole answer) runs under `Effect.timeoutFail`. Each
- * exchange applies its own phase limits (`exchange.ts`). The budget's boundary is where every error of a
- * call gets the call's own ids, and where the call holds its session's shared state.
+ * One budget per call (SPEC §5): the whole composed call (discovery, resolution, the transient wait, each
+ * request and its whole answer) runs within the call's deadlines (`deadlines.ts`), its total and the phase
+ * limits of each exchange. The budget's boundary is where every error of a call gets the call's own ids,
+ * and where the call holds its session's shared state.
  */
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import type { A2AError } from "../A2AError.js"
-import { type Call, callAt, type CallOptions, type CallTimeout, stamp, timeoutErrorAt } from "./callContext.js"
+import { type Call, callAt, type CallOptions, type CallTimeout, stamp } from "./callContext.js"
 import { type CallContext, callContext, type ClientEnv } from "./clientEnv.js"
+import { withinDeadlines } from "./deadlines.js"
 
 /**
  * `effect` within the call's total budget, its errors stamped with the call's ids.
@@ -18,16 +19,7 @@ import { type CallContext, callContext, type ClientEnv } from "./clientEnv.js"
 export const withinBudget = <A, E extends A2AError, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | CallTimeout, R> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) =>
-    effect.pipe(
-      Effect.timeoutFail({
-        duration: Math.max(0, call.deadlineMillis - now),
-        // Stryker disable next-line StringLiteral: equivalent: at the deadline any limit is reported as the total
-        onTimeout: () => timeoutErrorAt(call, "total", call.budget.totalSeconds, call.deadlineMillis)
-      }),
-      Effect.mapError((error) => stamp(call, error))
-    ))
+): Effect.Effect<A, E | CallTimeout, R> => Effect.mapError(withinDeadlines(call, effect), (error) => stamp(call, error))
 
 /**
  * Runs `use` as a new call of the client within the call's total budget, holding its session's shared

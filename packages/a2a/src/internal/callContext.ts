@@ -81,6 +81,18 @@ export interface Call {
   /** The last transient answer while waiting for the runtime. */
   readonly waitingFor: Option.Option<RuntimeAccess.Transient>
   readonly lastTask: Option.Option<A2AProtocol.Task>
+  /** The phase limit of the exchange under way, if any (`deadlines.ts`). */
+  readonly phase: PhaseDeadline | undefined
+}
+
+/**
+ * The phase limit an exchange is in and the clock millis it ends at; its exchange moves it as it progresses.
+ *
+ * @internal
+ */
+export interface PhaseDeadline {
+  limit: "response-head" | "read"
+  deadlineMillis: number
 }
 
 type MutableCall = { -readonly [K in keyof Call]: Call[K] }
@@ -109,7 +121,8 @@ export const callAt = (options: CallOptions, session: SessionState, now: number)
   step: options.step,
   sent: false,
   waitingFor: Option.none(),
-  lastTask: Option.none()
+  lastTask: Option.none(),
+  phase: undefined
 })
 
 /**
@@ -133,6 +146,11 @@ export const enterStep = (call: Call, step: A2AStep): Effect.Effect<void> =>
  */
 export const setSent = (call: Call, sent: boolean): void => {
   ;(call as MutableCall).sent = sent
+}
+
+/** @internal */
+export const setPhase = (call: Call, phase: PhaseDeadline | undefined): void => {
+  ;(call as MutableCall).phase = phase
 }
 
 /** @internal */

@@ -1,8 +1,7 @@
 /**
- * One HTTP exchange (backend or runtime): the request, then its whole answer read as a stream, under the
- * call's phase limits (SPEC §5 `[connect, read]`): the head within connect + read of the request, or within
- * read once the HTTP layer reports the connection up (`ConnectPhase`), then at most read between two body
- * chunks. The call's total is its budget's (`budget.ts`). Each exchange is one CLIENT span with
+ * One HTTP exchange (backend or runtime): the request, then its whole answer read as a stream, in the
+ * call's phase limits (SPEC §5 `[connect, read]`, `deadlines.ts`): it reports when the HTTP layer has the
+ * connection up (`ConnectPhase`) and each body chunk. Each exchange is one CLIENT span with
  * OpenTelemetry's HTTP attributes, propagated as W3C trace context, and one `http.client.request.duration`
  * measure. `HttpClientError`s become `A2ATransportError`s here, carrying the failure kind and code only.
  */
@@ -12,7 +11,6 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
-import * as Clock from "effect/Clock"
 import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
@@ -26,7 +24,7 @@ import { type A2AStep, A2ATransportError } from "../A2AError.js"
 import { parseBoundedJson } from "./boundedJson.js"
 import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
-import { PhaseExpired, type PhaseProgress, withinPhaseLimits } from "./phaseLimits.js"
+import { deadlinePassed, type PhaseProgress, withinPhaseLimits } from "./deadlines.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat } from "./responseChunks.js"
 import * as Telemetry from "./telemetry.js"
@@ -155,75 +153,63 @@ export const exchange = <TooLarge>(
 ): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
   const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
   const server = Telemetry.serverOf(request.url)
-  return Effect.gen(function*() {
-    const { connect, read } = call.budget
-    const sentBefore = call.sent
-    const carriesMessage = options.carriesMessage === true
-    const traced = yield* withTraceContext(request)
-    const expired = (error: PhaseExpired) =>
-      Effect.flatMap(
-        Clock.currentTimeMillis,
-        (now) => Effect.fail(timeoutErrorAt(call, error.limit, error.seconds, now))
-      )
-    const readAnswer = (progress: PhaseProgress) =>
-      Effect.gen(function*() {
-        const phase: ConnectPhase = {
-          limit: Option.fromNullable(connect),
-          onQueued: () => {
-            if (carriesMessage) setSent(call, sentBefore)
-          },
-          onConnected: () => {
-            if (carriesMessage) setSent(call, true)
-            progress.progressed()
-          }
+  return withinPhaseLimits(call, (progress) =>
+    Effect.gen(function*() {
+      const sentBefore = call.sent
+      const carriesMessage = options.carriesMessage === true
+      const traced = yield* withTraceContext(request)
+      const phase: ConnectPhase = {
+        limit: Option.fromNullable(call.budget.connect),
+        onQueued: () => {
+          if (carriesMessage) setSent(call, sentBefore)
+        },
+        onConnected: () => {
+          if (carriesMessage) setSent(call, true)
+          progress.progressed()
         }
-        if (carriesMessage) setSent(call, true)
-        const response = yield* client.execute(traced).pipe(
-          Effect.locally(currentConnectPhase, phase),
-          // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
-          Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
-          Effect.catchTags({
-            RequestError: (error) => transportError(call, step, shown, error, sentBefore),
-            ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
-          })
-        )
-        progress.progressed()
-        const status = response.status
-        yield* Effect.annotateCurrentSpan("http.response.status_code", status)
-        const readStep: A2AStep = step === "send-message" ? "read-response" : step
-        yield* enterStep(call, readStep)
-        const tooLarge = (declared: number | undefined) =>
-          new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
-        const declared = Number(response.headers["content-length"])
-        if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
-          return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
-        }
-        const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
-          Effect.catchTags({
-            BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
-            ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
-          })
-        )
-        const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
-        return answer
-      })
-    const limited = connect !== undefined && read !== undefined
-      ? withinPhaseLimits({ connect, read }, readAnswer)
-      : readAnswer(unlimited)
-    return yield* Effect.catchIf(limited, (error) => error instanceof PhaseExpired, expired)
-  }).pipe(
-    Telemetry.observeHttpRequest(request, options.peer, server),
-    Effect.withSpan(request.method, {
-      kind: "client",
-      captureStackTrace: false,
-      attributes: {
-        ...spanAttributes(call),
-        ...Telemetry.httpAttributes(request, server),
-        "url.full": shown.url,
-        "a2a.client.step": step
       }
-    })
-  )
+      if (carriesMessage) setSent(call, true)
+      const response = yield* client.execute(traced).pipe(
+        Effect.locally(currentConnectPhase, phase),
+        // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
+        Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
+        Effect.catchTags({
+          RequestError: (error) => transportError(call, step, shown, error, sentBefore),
+          ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
+        })
+      )
+      progress.progressed()
+      const status = response.status
+      yield* Effect.annotateCurrentSpan("http.response.status_code", status)
+      const readStep: A2AStep = step === "send-message" ? "read-response" : step
+      yield* enterStep(call, readStep)
+      const tooLarge = (declared: number | undefined) =>
+        new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
+      const declared = Number(response.headers["content-length"])
+      if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+        return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
+      }
+      const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
+        Effect.catchTags({
+          BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
+          ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
+        })
+      )
+      const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
+      return answer
+    }).pipe(
+      Telemetry.observeHttpRequest(request, options.peer, server, (now) => deadlinePassed(call, now)),
+      Effect.withSpan(request.method, {
+        kind: "client",
+        captureStackTrace: false,
+        attributes: {
+          ...spanAttributes(call),
+          ...Telemetry.httpAttributes(request, server),
+          "url.full": shown.url,
+          "a2a.client.step": step
+        }
+      })
+    ))
 }
 
 /** The body, read whole unless it passes `maxBytes`; each chunk is progress for the phase limits. */
@@ -251,8 +237,6 @@ const readBody = (
   }))
 
 class BodyTooLarge extends Data.TaggedError("BodyTooLarge") {}
-
-const unlimited: PhaseProgress = { progressed: () => {} }
 
 /** The request with the current span's W3C trace context, unless tracing or propagation is off. */
 const withTraceContext = (

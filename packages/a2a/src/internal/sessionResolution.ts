@@ -32,6 +32,7 @@ import {
   type Waiter
 } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
+import { withinDeadlines } from "./deadlines.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
@@ -53,7 +54,8 @@ const resolutionCall = (starter: CallContext): CallContext => ({
   step: "resolve-runtime-access",
   sent: false,
   waitingFor: Option.none(),
-  lastTask: Option.none()
+  lastTask: Option.none(),
+  phase: undefined
 })
 
 /** Whether the wait sends the call away: its next resolve is at or after the call's deadline. */
@@ -181,7 +183,18 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
     yield* call.cache.set(call.key, access)
     return Option.some(access)
-  }).pipe(Effect.onExit((outcome) => settle(session, resolution, outcome)))
+  })
+
+/**
+ * The resolution within the phase limits of its own exchanges (it has no total of its own); every call still
+ * waiting gets its outcome.
+ */
+const resolve = (starter: CallContext, resolution: Resolution, fresh: boolean) => {
+  const call = resolutionCall(starter)
+  return withinDeadlines(call, run(starter.session, resolution, call, fresh)).pipe(
+    Effect.onExit((outcome) => settle(starter.session, resolution, outcome))
+  )
+}
 
 /** Gives `waiter` its outcome (the first one only). */
 const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.ResolveError>): Effect.Effect<void> =>
@@ -240,7 +253,7 @@ export const awaitResolution = (
             // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
             FiberSet.run(
               ctx.resolutions,
-              Effect.interruptible(run(ctx.session, resolution, resolutionCall(ctx), fresh))
+              Effect.interruptible(resolve(ctx, resolution, fresh))
             ),
             (fiber) => {
               resolution.fiber = fiber

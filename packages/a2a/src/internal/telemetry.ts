@@ -189,36 +189,42 @@ export const httpAttributes = (
 
 /**
  * Measures an HTTP request as `http.client.request.duration`, by method, status, peer, server and
- * `error.type` (the status code for a status of 400 or more, else the failure's tag); `server` is the
- * request's {@link serverOf}.
+ * `error.type`: the status code for a status of 400 or more, else the failure's tag, and `A2ATimeoutError`
+ * for a request its call's deadline interrupted (`timedOut` at clock millis). `server` is its {@link serverOf}.
  *
  * @internal
  */
-export const observeHttpRequest =
-  (request: HttpClientRequest.HttpClientRequest, peer: Peer, server: Record<string, string | number>) =>
-  <A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-    Effect.flatMap(
-      Clock.currentTimeMillis,
-      (start) =>
-        Effect.onExit(self, (exit) =>
-          Effect.flatMap(secondsSince(start), (seconds) => {
-            const status = Exit.isSuccess(exit) ? Option.some(exit.value.status) : Option.none()
-            const errorType = Option.isSome(status)
-              ? (status.value >= 400 ? Option.some(String(status.value)) : Option.none())
-              : errorTypeOf(exit)
-            const labels: Record<string, string> = {
-              "http.request.method": request.method,
-              "a2a.client.peer": peer,
-              ...Object.fromEntries(Object.entries(server).map(([key, value]) => [key, String(value)])),
-              ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
-              ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
-            }
-            return Effect.zipRight(
-              Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
-              Metric.update(histogramWith(httpRequestDuration, labels), seconds)
-            )
-          }))
-    )
+export const observeHttpRequest = (
+  request: HttpClientRequest.HttpClientRequest,
+  peer: Peer,
+  server: Record<string, string | number>,
+  timedOut: (now: number) => boolean
+) =>
+<A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (start) =>
+      Effect.onExit(self, (exit) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => {
+          const status = Exit.isSuccess(exit) ? Option.some(exit.value.status) : Option.none()
+          const errorType = Option.isSome(status)
+            ? (status.value >= 400 ? Option.some(String(status.value)) : Option.none())
+            : Exit.isInterrupted(exit) && timedOut(now)
+            ? Option.some("A2ATimeoutError")
+            : errorTypeOf(exit)
+          const labels: Record<string, string> = {
+            "http.request.method": request.method,
+            "a2a.client.peer": peer,
+            ...Object.fromEntries(Object.entries(server).map(([key, value]) => [key, String(value)])),
+            ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
+            ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
+          }
+          return Effect.zipRight(
+            Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
+            Metric.update(histogramWith(httpRequestDuration, labels), (now - start) / 1000)
+          )
+        }))
+  )
 
 /**
  * Counts one occurrence with the given bounded attributes.
