@@ -397,6 +397,14 @@ const changeOver = <A, E, Env>(readings: Record<string, Effect.Effect<number>>, 
     return Object.fromEntries(after.map(([key, value]) => [key, value - (before.get(key) ?? 0)]))
   })
 
+// The attributes of a POST to the runtime in http.client.request.duration, with the outcome's.
+const runtimePost = (outcome: Record<string, string>) => ({
+  "http.request.method": "POST",
+  "a2a.client.peer": "runtime",
+  ...serverAttributes,
+  ...outcome
+})
+
 const unavailableUid = "3f0c6a52-7d1e-4b8a-9c2f-6e5d4c3b2a10"
 const faultyUid = "9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d"
 
@@ -424,12 +432,7 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
           (h) => h.count
         ),
         sends: Effect.map(
-          histogramOf(Telemetry.httpRequestDuration, {
-            "http.request.method": "POST",
-            "a2a.client.peer": "runtime",
-            ...serverAttributes,
-            "http.response.status_code": "200"
-          }),
+          histogramOf(Telemetry.httpRequestDuration, runtimePost({ "http.response.status_code": "200" })),
           (h) => h.count
         )
       }, send("m-1"))
@@ -520,13 +523,7 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
 
   it.effect("a 401 from the runtime: one credential refresh (peer runtime), the rejected request with error.type 401", () =>
     Effect.gen(function*() {
-      const rejected = {
-        "http.request.method": "POST",
-        "a2a.client.peer": "runtime",
-        ...serverAttributes,
-        "http.response.status_code": "401",
-        "error.type": "401"
-      }
+      const rejected = runtimePost({ "http.response.status_code": "401", "error.type": "401" })
       const change = yield* changeOver({
         runtime: counterCount(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" }),
         backend: counterCount(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" }),
@@ -549,12 +546,7 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
   it.effect("a request its call's deadline ends, total or phase limit, has error.type A2ATimeoutError", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const ended = {
-        "http.request.method": "POST",
-        "a2a.client.peer": "runtime",
-        ...serverAttributes,
-        "error.type": "A2ATimeoutError"
-      }
+      const ended = runtimePost({ "error.type": "A2ATimeoutError" })
       const timedOut = (messageId: string, timeout: Timeout.Timeout) =>
         runFor(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId, timeout }), "5 minutes")
       const change = yield* changeOver({
@@ -569,12 +561,7 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
   it.effect("a request its caller interrupts before any deadline has error.type interrupted", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      const interrupted = {
-        "http.request.method": "POST",
-        "a2a.client.peer": "runtime",
-        ...serverAttributes,
-        "error.type": "interrupted"
-      }
+      const interrupted = runtimePost({ "error.type": "interrupted" })
       const change = yield* changeOver(
         {
           interrupted: Effect.map(histogramOf(Telemetry.httpRequestDuration, interrupted), (h) => h.count)
