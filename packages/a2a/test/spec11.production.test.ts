@@ -567,12 +567,15 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
           interrupted: Effect.map(histogramOf(Telemetry.httpRequestDuration, interrupted), (h) => h.count)
         },
         Effect.gen(function*() {
-          const fiber = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
-          yield* TestClock.adjust("1 second")
-          yield* Fiber.interrupt(fiber)
+          // under the default [connect, read] pair, then under a total alone (no phase limit)
+          for (const timeout of [undefined, 600]) {
+            const fiber = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "hi", timeout }))
+            yield* TestClock.adjust("1 second")
+            yield* Fiber.interrupt(fiber)
+          }
         })
       )
-      expect(change).toEqual({ interrupted: 1 })
+      expect(change).toEqual({ interrupted: 2 })
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { workMs: 60_000 } })] }))))
 
   it.effect("no metric attribute holds a token, a URL path or an id", () =>

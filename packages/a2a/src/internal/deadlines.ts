@@ -32,6 +32,7 @@ export const withinPhaseLimits = <A, E, R>(
   use: (progress: PhaseProgress) => Effect.Effect<A, E, R>
 ): Effect.Effect<A, E, R> => {
   const { connect, read } = call.budget
+  // Stryker disable next-line ConditionalExpression,LogicalOperator: equivalent: a budget has both limits or neither
   if (connect === undefined || read === undefined) return use(unlimited)
   return Effect.clockWith((clock) => {
     const head = Duration.toMillis(connect) + Duration.toMillis(read)
@@ -41,12 +42,7 @@ export const withinPhaseLimits = <A, E, R>(
       phase.limit = "read"
       phase.deadlineMillis = clock.unsafeCurrentTimeMillis() + Duration.toMillis(read)
     }
-    return Effect.ensuring(
-      use({ progressed }),
-      Effect.sync(() => {
-        if (call.phase === phase) setPhase(call, undefined)
-      })
-    )
+    return Effect.ensuring(use({ progressed }), Effect.sync(() => setPhase(call, undefined)))
   })
 }
 
@@ -76,6 +72,7 @@ const watch = (call: Call): Effect.Effect<never, CallTimeout> =>
       if (phase !== undefined && now >= phase.deadlineMillis) {
         return Effect.fail(timeoutErrorAt(call, phase.limit, secondsOf(call, phase.limit), now))
       }
+      // Stryker disable next-line StringLiteral: equivalent: timeoutErrorAt makes any limit at the deadline total
       if (now >= call.deadlineMillis) return Effect.fail(timeoutErrorAt(call, "total", call.budget.totalSeconds, now))
       const next = Math.min(call.deadlineMillis, phase?.deadlineMillis ?? Number.POSITIVE_INFINITY, now + read)
       return Effect.zipRight(clock.sleep(Duration.millis(next - now)), look)
@@ -85,14 +82,11 @@ const watch = (call: Call): Effect.Effect<never, CallTimeout> =>
 
 /**
  * `effect` within `call`'s deadlines: it is interrupted, and fails with the call's timeout error, when one
- * passes. A call with neither a finite total nor phase limits (a session's resolution) runs as it is.
+ * passes (a session's resolution has no total: only its exchanges' phase limits).
  *
  * @internal
  */
 export const withinDeadlines = <A, E, R>(
   call: Call,
   effect: Effect.Effect<A, E, R>
-): Effect.Effect<A, E | CallTimeout, R> =>
-  Number.isFinite(call.deadlineMillis) || call.budget.read !== undefined
-    ? Effect.raceFirst(effect, watch(call))
-    : effect
+): Effect.Effect<A, E | CallTimeout, R> => Effect.raceFirst(effect, watch(call))
