@@ -48,7 +48,8 @@ describe("http.client.request.duration by status", () => {
         "server.port": "443"
       }
       const answered = (status: number) =>
-        observeHttpRequest(request, "runtime", server, () => false)(Effect.succeed({ status }))
+        Effect.useSpan("GET", (span) =>
+          observeHttpRequest(request, "runtime", server, span, () => false)(Effect.succeed({ status })))
       const counts = Effect.all([
         countOf({ ...base, "http.response.status_code": "400", "error.type": "400" }),
         countOf({ ...base, "http.response.status_code": "399" })

@@ -19,6 +19,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
+import type * as Tracer from "effect/Tracer"
 import * as A2AError from "../A2AError.js"
 import { type A2AStep, A2ATransportError } from "../A2AError.js"
 import { parseBoundedJson } from "./boundedJson.js"
@@ -153,63 +154,74 @@ export const exchange = <TooLarge>(
 ): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
   const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
   const server = Telemetry.serverOf(request.url)
-  return withinPhaseLimits(call, (progress) =>
-    Effect.gen(function*() {
-      const sentBefore = call.sent
-      const carriesMessage = options.carriesMessage === true
-      const traced = yield* withTraceContext(request)
-      const phase: ConnectPhase = {
-        limit: Option.fromNullable(call.budget.connect),
-        onQueued: () => {
-          if (carriesMessage) setSent(call, sentBefore)
-        },
-        onConnected: () => {
-          if (carriesMessage) setSent(call, true)
-          progress.progressed()
-        }
-      }
-      if (carriesMessage) setSent(call, true)
-      const response = yield* client.execute(traced).pipe(
-        Effect.locally(currentConnectPhase, phase),
-        // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
-        Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
-        Effect.catchTags({
-          RequestError: (error) => transportError(call, step, shown, error, sentBefore),
-          ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
-        })
+  const attributes = {
+    ...spanAttributes(call),
+    ...Telemetry.httpAttributes(request, server),
+    "url.full": shown.url,
+    "a2a.client.step": step
+  }
+  // A leaf span: nothing runs under it, so it is not made the current span (`withSpan`'s extra context).
+  return withinPhaseLimits(
+    call,
+    (progress) =>
+      Effect.useSpan(
+        request.method,
+        { kind: "client", captureStackTrace: false, attributes },
+        (span) =>
+          Effect.gen(function*() {
+            const sentBefore = call.sent
+            const carriesMessage = options.carriesMessage === true
+            const traced = yield* withTraceContext(request, span)
+            const phase: ConnectPhase = {
+              limit: Option.fromNullable(call.budget.connect),
+              onQueued: () => {
+                if (carriesMessage) {
+                  setSent(call, sentBefore)
+                }
+              },
+              onConnected: () => {
+                if (carriesMessage) setSent(call, true)
+                progress.progressed()
+              }
+            }
+            if (carriesMessage) setSent(call, true)
+            const response = yield* client.execute(traced).pipe(
+              Effect.locally(currentConnectPhase, phase),
+              // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
+              Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
+              Effect.catchTags({
+                RequestError: (error) => transportError(call, step, shown, error, sentBefore),
+                ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
+              })
+            )
+            progress.progressed()
+            const status = response.status
+            span.attribute("http.response.status_code", status)
+            const readStep: A2AStep = step === "send-message" ? "read-response" : step
+            yield* enterStep(call, readStep)
+            const tooLarge = (declared: number | undefined) =>
+              new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
+            const declared = Number(response.headers["content-length"])
+            if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+              return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
+            }
+            const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
+              Effect.catchTags({
+                BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
+                ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
+              })
+            )
+            const answer: HttpAnswer = {
+              method: request.method,
+              url: shown.url,
+              status,
+              headers: response.headers,
+              body
+            }
+            return answer
+          }).pipe(Telemetry.observeHttpRequest(request, options.peer, server, span, (now) => deadlinePassed(call, now)))
       )
-      progress.progressed()
-      const status = response.status
-      yield* Effect.annotateCurrentSpan("http.response.status_code", status)
-      const readStep: A2AStep = step === "send-message" ? "read-response" : step
-      yield* enterStep(call, readStep)
-      const tooLarge = (declared: number | undefined) =>
-        new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
-      const declared = Number(response.headers["content-length"])
-      if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
-        return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
-      }
-      const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
-        Effect.catchTags({
-          BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
-          ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
-        })
-      )
-      const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
-      return answer
-    }).pipe(
-      Telemetry.observeHttpRequest(request, options.peer, server, (now) => deadlinePassed(call, now)),
-      Effect.withSpan(request.method, {
-        kind: "client",
-        captureStackTrace: false,
-        attributes: {
-          ...spanAttributes(call),
-          ...Telemetry.httpAttributes(request, server),
-          "url.full": shown.url,
-          "a2a.client.step": step
-        }
-      })
-    ))
+  )
 }
 
 /** The body, read whole unless it passes `maxBytes`; each chunk is progress for the phase limits. */
@@ -238,19 +250,18 @@ const readBody = (
 
 class BodyTooLarge extends Data.TaggedError("BodyTooLarge") {}
 
-/** The request with the current span's W3C trace context, unless tracing or propagation is off. */
+/** The request with `span`'s W3C trace context, unless tracing or propagation is off. */
 const withTraceContext = (
-  request: HttpClientRequest.HttpClientRequest
+  request: HttpClientRequest.HttpClientRequest,
+  span: Tracer.Span
 ): Effect.Effect<HttpClientRequest.HttpClientRequest> =>
-  Effect.withFiberRuntime((fiber) => {
-    if (
-      !fiber.getFiberRef(HttpClient.currentTracerPropagation) || !fiber.getFiberRef(FiberRef.currentTracerEnabled)
-    ) return Effect.succeed(request)
-    return Effect.map(
-      Effect.currentSpan,
-      (span) => HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
-    ).pipe(Effect.orElseSucceed(() => request))
-  })
+  Effect.withFiberRuntime((fiber) =>
+    Effect.succeed(
+      fiber.getFiberRef(HttpClient.currentTracerPropagation) && fiber.getFiberRef(FiberRef.currentTracerEnabled)
+        ? HttpClientRequest.setHeaders(request, HttpTraceContext.toHeaders(span))
+        : request
+    )
+  )
 
 const disabled = () => true
 

@@ -13,6 +13,7 @@ import * as MetricBoundaries from "effect/MetricBoundaries"
 import * as MetricLabel from "effect/MetricLabel"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
+import type * as Tracer from "effect/Tracer"
 
 /** @internal */
 export type Peer = "backend" | "runtime"
@@ -190,7 +191,7 @@ export const httpAttributes = (
 /**
  * Measures an HTTP request as `http.client.request.duration`, by method, status, peer, server and
  * `error.type`: the status code for a status of 400 or more, else the failure's tag, and `A2ATimeoutError`
- * for a request its call's deadline interrupted (`timedOut` at clock millis). `server` is its {@link serverOf}.
+ * for a request its call's deadline interrupted (`timedOut` at clock millis), also set on `span`.
  *
  * @internal
  */
@@ -198,6 +199,7 @@ export const observeHttpRequest = (
   request: HttpClientRequest.HttpClientRequest,
   peer: Peer,
   server: Record<string, string | number>,
+  span: Tracer.Span,
   timedOut: (now: number) => boolean
 ) =>
 <A extends { readonly status: number }, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
@@ -219,10 +221,8 @@ export const observeHttpRequest = (
             ...(Option.isSome(status) ? { "http.response.status_code": String(status.value) } : {}),
             ...(Option.isSome(errorType) ? { "error.type": errorType.value } : {})
           }
-          return Effect.zipRight(
-            Option.isSome(errorType) ? Effect.annotateCurrentSpan("error.type", errorType.value) : Effect.void,
-            Metric.update(histogramWith(httpRequestDuration, labels), (now - start) / 1000)
-          )
+          if (Option.isSome(errorType)) span.attribute("error.type", errorType.value)
+          return Metric.update(histogramWith(httpRequestDuration, labels), (now - start) / 1000)
         }))
   )
 
