@@ -5,7 +5,7 @@ import { tmpdir } from "node:os"
 import * as path from "node:path"
 import { checkReport, run } from "./check.js"
 import { decodeReport } from "./report.js"
-import { forgetStale, mutateScope } from "./run.js"
+import { forgetStale, keepMutantless, mutateScope } from "./run.js"
 
 const answers = "packages/a2a/src/internal/answers.ts"
 const cache = "packages/a2a/src/RuntimeAccessCache.ts"
@@ -161,5 +161,22 @@ describe("pnpm mutate's bookkeeping (scripts/mutate/run.ts)", () => {
     expect(Object.keys((report as typeof committed).files)).toEqual([answers, "packages/a2a/src/internal/budget.ts"])
     expect(report["schemaVersion"]).toBe("1.0")
     expect(forgetStale(committed, (file) => now[file], undefined).dropped).toEqual([])
+  })
+
+  it("puts back an unchanged file Stryker left out of its result (no mutants), keeping every file it wrote", () => {
+    const options = "packages/a2a/src/internal/options.ts"
+    const before = {
+      files: { [answers]: { source: "old a", mutants: [] }, [options]: { source: "types", mutants: [] } }
+    }
+    const after = { schemaVersion: "1.0", files: { [answers]: { source: "new a", mutants: [{ status: "Killed" }] } } }
+    const now: Record<string, string> = { [answers]: "new a", [options]: "types" }
+    const { report, restored } = keepMutantless(before, after, (file) => now[file])
+    expect(restored).toEqual([options])
+    expect(report).toEqual({
+      schemaVersion: "1.0",
+      files: { [answers]: after.files[answers], [options]: before.files[options] }
+    })
+    expect(keepMutantless(before, after, (file) => ({ ...now, [options]: "changed" })[file]).restored).toEqual([])
+    expect(keepMutantless(after, after, (file) => now[file]).restored).toEqual([])
   })
 })

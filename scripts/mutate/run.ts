@@ -58,28 +58,48 @@ export const forgetStale = (
   return { report: { ...report, files }, dropped }
 }
 
+/**
+ * Stryker writes back only the files it has mutants for, so a module without any (a module of types) would
+ * vanish from the result: `after` with each file of `before` it lacks put back, if its source is unchanged.
+ */
+export const keepMutantless = (
+  before: typeof Files.Type,
+  after: Record<string, unknown> & typeof Files.Type,
+  currentSource: (file: string) => string | undefined
+): { readonly report: Record<string, unknown>; readonly restored: ReadonlyArray<string> } => {
+  const restored = Object.keys(before.files).filter((file) =>
+    !(file in after.files) && currentSource(file) === before.files[file]?.source
+  )
+  const files = { ...after.files, ...Object.fromEntries(restored.map((file) => [file, before.files[file]])) }
+  return { report: { ...after, files }, restored }
+}
+
 const parse = (text: string): Either.Either<unknown, unknown> => Either.try(() => JSON.parse(text) as unknown)
 
 if (process.argv[1] !== undefined && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const root = fileURLToPath(new URL("../../../", import.meta.url))
   process.chdir(root)
   const args = process.argv.slice(2)
-  if (existsSync(incrementalFile)) {
+  const currentSource = (file: string) => existsSync(file) ? readFileSync(file, "utf8") : undefined
+  const readReport = () => {
+    if (!existsSync(incrementalFile)) return undefined
     const json = Either.getOrUndefined(parse(readFileSync(incrementalFile, "utf8")))
-    if (typeof json === "object" && json !== null && isReport(json)) {
-      const { dropped, report } = forgetStale(
-        json,
-        (file) => existsSync(file) ? readFileSync(file, "utf8") : undefined,
-        mutateScope(args)
-      )
-      if (dropped.length > 0) {
-        writeFileSync(incrementalFile, JSON.stringify(report, null, 2), "utf8")
-        console.log(
-          `mutate: dropped from ${incrementalFile} (changed since, not mutated by this run):\n  ${dropped.join("\n  ")}`
-        )
-      }
-    }
+    return typeof json === "object" && json !== null && isReport(json) ? json : undefined
+  }
+  const write = (report: Record<string, unknown>, what: string, files: ReadonlyArray<string>) => {
+    writeFileSync(incrementalFile, JSON.stringify(report, null, 2), "utf8")
+    console.log(`mutate: ${what} ${incrementalFile}:\n  ${files.join("\n  ")}`)
+  }
+  const committed = readReport()
+  const before = committed === undefined ? undefined : forgetStale(committed, currentSource, mutateScope(args))
+  if (before !== undefined && before.dropped.length > 0) {
+    write(before.report, "dropped (changed since, not mutated by this run) from", before.dropped)
   }
   const result = spawnSync("stryker", ["run", config, ...args], { stdio: "inherit" })
+  const after = readReport()
+  if (result.status === 0 && before !== undefined && isReport(before.report) && after !== undefined) {
+    const kept = keepMutantless(before.report, after, currentSource)
+    if (kept.restored.length > 0) write(kept.report, "kept (no mutants, left out by Stryker) in", kept.restored)
+  }
   process.exitCode = result.status ?? 1
 }
