@@ -176,15 +176,26 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
       }
     )
   }
-  const results: Array<{ scenario: Scenario; result: ConcurrencyResult }> = []
   // Short mode: the rows the targets compare, and the cold kinds over several sessions (each row is a process).
   const chosen = ctx.short
     ? scenarios.filter((s) => s.role !== undefined || (s.client === "ours" && !s.warm && s.sessions > 1))
     : scenarios
-  for (const scenario of chosen) {
-    results.push({ scenario, result: await runScenario(ctx, scenario, { sends, coldDelayMs, retryAfterMs }) })
+  // The rows the targets judge run several times, in rounds: one run's peak moves by a quarter on this machine.
+  const repeats = ctx.short ? 1 : Number(process.env.BENCH_PEAK_REPEATS ?? 3)
+  const runs = new Map<Scenario, Array<ConcurrencyResult>>(chosen.map((scenario) => [scenario, []]))
+  for (let round = 0; round < repeats; round++) {
+    for (const scenario of chosen) {
+      if (round > 0 && scenario.role === undefined) continue
+      runs.get(scenario)?.push(await runScenario(ctx, scenario, { sends, coldDelayMs, retryAfterMs }))
+    }
   }
-  const rows = results.map(({ result: r, scenario: s }) => [
+  // Each row is its run with the median peak heap growth.
+  const results = chosen.flatMap((scenario) => {
+    const all = [...(runs.get(scenario) ?? [])].sort((a, b) => heapGrowth(a) - heapGrowth(b))
+    const median = all[Math.floor((all.length - 1) / 2)]
+    return median === undefined ? [] : [{ scenario, result: median, growths: all.map(heapGrowth) }]
+  })
+  const rows = results.map(({ growths, result: r, scenario: s }) => [
     s.label,
     String(s.sessions),
     `${r.ok}/${r.ok + r.failed}`,
@@ -193,7 +204,8 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     String(r.peakSockets),
     fmtMs(r.wallMs),
     `${fmtBytes(r.memory.peakRss)} (+${fmtBytes(r.memory.peakRss - r.memory.baselineRss)})`,
-    `${fmtBytes(r.memory.peakHeapUsed)} (+${fmtBytes(heapGrowth(r))})`
+    `${fmtBytes(r.memory.peakHeapUsed)} (+${fmtBytes(heapGrowth(r))})`,
+    growths.length > 1 ? growths.map((growth) => `+${fmtBytes(growth)}`).join(", ") : "–"
   ])
   const errors = results.filter((r) => r.result.failed > 0).map((r) =>
     `${r.scenario.label}: ${r.result.firstError ?? "?"}`
@@ -209,7 +221,8 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
         "peak sockets",
         "wall",
         "peak RSS (Δ)",
-        "peak heapUsed (Δ)"
+        "peak heapUsed (Δ)",
+        "peak heapUsed Δ, each run"
       ],
       rows
     ),
@@ -224,7 +237,9 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     "every call is an Effect fiber pays at that concurrency before doing anything of its own; and the least " +
     "such a client can do against ours' cold sessions: a fiber a call (`runPromise`), the calls of a session " +
     "awaiting one `Deferred` that the session's one resolve (raw undici, unvalidated) completes, then the " +
-    "floor's send; no budget, retry, validation or span.",
+    "floor's send; no budget, retry, validation or span. " +
+    `The rows the targets judge ran ${repeats} time(s) each, in rounds (\`BENCH_PEAK_REPEATS\`): each shows its ` +
+    "run with the median peak heap growth, and every run's growth in the last column.",
     ...(errors.length > 0 ? ["", "Failures: " + errors.join("; ")] : [])
   ].join("\n")
   const oursCold = results.filter((r) =>
@@ -307,11 +322,11 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
       againstLeast("burst", `${burst} concurrent sends to ${many} sessions`, ours, floor, burstOurs.result.failed),
       {
         target: `${burst} concurrent sends to ${many} sessions: open sockets`,
-        met: limit === undefined ? undefined : burstOurs.result.peakSockets <= limit,
+        met: limit === undefined ? burstOurs.result.peakSockets >= burst : burstOurs.result.peakSockets <= limit,
         detail: `peak ${burstOurs.result.peakSockets}`,
         figure: `peak ${burstOurs.result.peakSockets}`,
-        goal: `≤ the limit (${limit ?? "?"})`,
-        ratio: burstOurs.result.peakSockets / (limit ?? Number.NaN)
+        goal: limit === undefined ? `no limit: ≥ ${burst}, a connection per send in flight` : `≤ the limit (${limit})`,
+        ratio: limit === undefined ? burst / burstOurs.result.peakSockets : burstOurs.result.peakSockets / limit
       }
     )
   }
