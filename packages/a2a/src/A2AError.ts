@@ -24,6 +24,9 @@ const HttpFields = {
 const withIds = (text: string, error: { readonly agentSessionUid?: string | undefined }): string =>
   error.agentSessionUid === undefined ? text : `${text} (session ${error.agentSessionUid})`
 
+/** `text` ended as a sentence: a period, unless a platform's text already ends in one (or in `!`, `?`). */
+const sentence = (text: string): string => /[.!?]$/.test(text) ? text : `${text}.`
+
 /**
  * Bad input: the call is refused before any request is sent (SPEC §9).
  *
@@ -115,7 +118,10 @@ export class AgentRuntimeUnavailableError extends Schema.TaggedError<AgentRuntim
   override get message(): string {
     const parts = [this.notice?.title, this.notice?.message, this.detail].filter(Predicate.isString)
     const why = parts.length === 0 ? "" : `: ${parts.join(" — ")}`
-    return withIds(`The Agent runtime cannot take messages (state ${this.state})${why}. Nothing was sent`, this)
+    return withIds(
+      `${sentence(`The Agent runtime cannot take messages (state ${this.state})${why}`)} Nothing was sent`,
+      this
+    )
   }
 }
 

@@ -113,6 +113,20 @@ describe("A2AError.isRetrySafe", () => {
   })
 })
 
+describe("error messages", () => {
+  it("AgentRuntimeUnavailableError ends the platform's text as one sentence, never with two periods", () => {
+    const message = (fields: Partial<ConstructorParameters<typeof A2AError.AgentRuntimeUnavailableError>[0]>) =>
+      new A2AError.AgentRuntimeUnavailableError({ state: "update_required", ...fields }).message
+    expect(message({ detail: "Runtime reconciliation is queued." })).toBe(
+      "The Agent runtime cannot take messages (state update_required): Runtime reconciliation is queued. Nothing was sent"
+    )
+    expect(message({ detail: "queued", agentSessionUid: "s-1" })).toBe(
+      "The Agent runtime cannot take messages (state update_required): queued. Nothing was sent (session s-1)"
+    )
+    expect(message({})).toBe("The Agent runtime cannot take messages (state update_required). Nothing was sent")
+  })
+})
+
 describe("the README's retry recipe", () => {
   // A cold start of 3 s; each call has a 1.5 s budget, so the first call ends AgentRuntimeNotReadyError.
   const cold = simulated({
