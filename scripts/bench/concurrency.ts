@@ -182,18 +182,19 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     : scenarios
   // The rows the targets judge run several times, in rounds: one run's peak moves by a quarter on this machine.
   const repeats = ctx.short ? 1 : Number(process.env.BENCH_PEAK_REPEATS ?? 3)
-  const runs = new Map<Scenario, Array<ConcurrencyResult>>(chosen.map((scenario) => [scenario, []]))
+  const runs = chosen.map((scenario) => ({ scenario, all: new Array<ConcurrencyResult>() }))
   for (let round = 0; round < repeats; round++) {
-    for (const scenario of chosen) {
-      if (round > 0 && scenario.role === undefined) continue
-      runs.get(scenario)?.push(await runScenario(ctx, scenario, { sends, coldDelayMs, retryAfterMs }))
+    for (const { all, scenario } of runs) {
+      if (round === 0 || scenario.role !== undefined) {
+        all.push(await runScenario(ctx, scenario, { sends, coldDelayMs, retryAfterMs }))
+      }
     }
   }
   // Each row is its run with the median peak heap growth.
-  const results = chosen.flatMap((scenario) => {
-    const all = [...(runs.get(scenario) ?? [])].sort((a, b) => heapGrowth(a) - heapGrowth(b))
-    const median = all[Math.floor((all.length - 1) / 2)]
-    return median === undefined ? [] : [{ scenario, result: median, growths: all.map(heapGrowth) }]
+  const results = runs.flatMap(({ all, scenario }) => {
+    const sorted = [...all].sort((a, b) => heapGrowth(a) - heapGrowth(b))
+    const median = sorted[Math.floor((sorted.length - 1) / 2)]
+    return median === undefined ? [] : [{ scenario, result: median, growths: sorted.map(heapGrowth) }]
   })
   const rows = results.map(({ growths, result: r, scenario: s }) => [
     s.label,
