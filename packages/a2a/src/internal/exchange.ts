@@ -160,68 +160,58 @@ export const exchange = <TooLarge>(
     "url.full": shown.url,
     "a2a.client.step": step
   }
-  // A leaf span: nothing runs under it, so it is not made the current span (`withSpan`'s extra context).
-  return withinPhaseLimits(
-    call,
-    (progress) =>
-      Effect.useSpan(
-        request.method,
-        { kind: "client", captureStackTrace: false, attributes },
-        (span) =>
-          Effect.gen(function*() {
-            const sentBefore = call.sent
-            const carriesMessage = options.carriesMessage === true
-            const traced = yield* withTraceContext(request, span)
-            const phase: ConnectPhase = {
-              limit: Option.fromNullable(call.budget.connect),
-              onQueued: () => {
-                if (carriesMessage) {
-                  setSent(call, sentBefore)
-                }
-              },
-              onConnected: () => {
-                if (carriesMessage) setSent(call, true)
-                progress.progressed()
-              }
-            }
-            if (carriesMessage) setSent(call, true)
-            const response = yield* client.execute(traced).pipe(
-              Effect.locally(currentConnectPhase, phase),
-              // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
-              Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
-              Effect.catchTags({
-                RequestError: (error) => transportError(call, step, shown, error, sentBefore),
-                ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
-              })
-            )
-            progress.progressed()
-            const status = response.status
-            span.attribute("http.response.status_code", status)
-            const readStep: A2AStep = step === "send-message" ? "read-response" : step
-            yield* enterStep(call, readStep)
-            const tooLarge = (declared: number | undefined) =>
-              new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
-            const declared = Number(response.headers["content-length"])
-            if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
-              return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
-            }
-            const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
-              Effect.catchTags({
-                BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
-                ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
-              })
-            )
-            const answer: HttpAnswer = {
-              method: request.method,
-              url: shown.url,
-              status,
-              headers: response.headers,
-              body
-            }
-            return answer
-          }).pipe(Telemetry.observeHttpRequest(request, options.peer, server, span, (now) => deadlinePassed(call, now)))
+  const send = (progress: PhaseProgress, span: Tracer.Span) =>
+    Effect.gen(function*() {
+      const sentBefore = call.sent
+      const carriesMessage = options.carriesMessage === true
+      const traced = yield* withTraceContext(request, span)
+      const phase: ConnectPhase = {
+        limit: Option.fromNullable(call.budget.connect),
+        onQueued: () => {
+          if (carriesMessage) setSent(call, sentBefore)
+        },
+        onConnected: () => {
+          if (carriesMessage) setSent(call, true)
+          progress.progressed()
+        }
+      }
+      if (carriesMessage) setSent(call, true)
+      const response = yield* client.execute(traced).pipe(
+        Effect.locally(currentConnectPhase, phase),
+        // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
+        Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
+        Effect.catchTags({
+          RequestError: (error) => transportError(call, step, shown, error, sentBefore),
+          ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
+        })
       )
-  )
+      progress.progressed()
+      const status = response.status
+      span.attribute("http.response.status_code", status)
+      const readStep: A2AStep = step === "send-message" ? "read-response" : step
+      yield* enterStep(call, readStep)
+      const tooLarge = (declared: number | undefined) =>
+        new ResponseTooLarge({ url: shown.url, status, limit: options.maxResponseBytes, declared })
+      const declared = Number(response.headers["content-length"])
+      if (Number.isFinite(declared) && declared > options.maxResponseBytes) {
+        return yield* Effect.fail(options.tooLarge(tooLarge(declared)))
+      }
+      const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
+        Effect.catchTags({
+          BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
+          ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
+        })
+      )
+      const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
+      return answer
+    }).pipe(Telemetry.observeHttpRequest(request, options.peer, server, span, (now) => deadlinePassed(call, now)))
+  // A leaf span: nothing runs under it, so it is not made the current span (`withSpan`'s extra context).
+  return withinPhaseLimits(call, (progress) =>
+    Effect.useSpan(
+      request.method,
+      { kind: "client", captureStackTrace: false, attributes },
+      (span) => send(progress, span)
+    ))
 }
 
 /** The body, read whole unless it passes `maxBytes`; each chunk is progress for the phase limits. */
