@@ -6,10 +6,11 @@
  * pool with the same per-origin limit). Beside each, two diagnostic rows: raw undici with each send run as one
  * Effect fiber (what the fiber per call alone takes of the 2× bound), and the least a client whose calls are
  * Effect fibers can do against the same cold sessions (a fiber a call, one `Deferred` per session completed by
- * its one resolve, the raw undici send). `connectionLimit` measures that burst at several limits.
+ * its one resolve, the raw undici send), and the least idiomatic Effect client (`sides/idiomatic.ts`).
+ * `connectionLimit` measures that burst at several limits.
  */
 import { runTask } from "./lib/child.js"
-import type { BenchContext, Section, Target } from "./lib/context.js"
+import { type BenchContext, referenceOf, type Section, type Target } from "./lib/context.js"
 import { fmtBytes, fmtMs } from "./lib/stats.js"
 import { table } from "./lib/table.js"
 import type { SessionMode } from "./servers/minimalPlatform.js"
@@ -90,15 +91,19 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     ...rest
   })
   // The least an Effect client can do against the same cold sessions as ours (see tasks/concurrency.ts).
+  // And the least idiomatic Effect client (see sides/idiomatic.ts).
   const effectMinimal = (
     mode: SessionMode,
     sessions: number,
-    rest: Pick<Scenario, "sends" | "role"> = {}
+    rest: Pick<Scenario, "sends" | "role"> = {},
+    client: "effect-minimal" | "effect-idiomatic" = "effect-minimal"
   ): Scenario => ({
-    label: `diag: the least Effect client (a fiber a call, one Deferred per session, raw undici), cold ${
-      mode === "slow" ? `first resolve held ${coldDelayMs} ms` : "cache, ready"
-    }, ${limitLabel}`,
-    client: "effect-minimal",
+    label: `diag: ${
+      client === "effect-minimal"
+        ? "the least Effect client (a fiber a call, one Deferred per session, raw undici)"
+        : "the least idiomatic Effect client (platform HttpClient, span, timeoutFail, Schema)"
+    }, cold ${mode === "slow" ? `first resolve held ${coldDelayMs} ms` : "cache, ready"}, ${limitLabel}`,
+    client,
     mode,
     sessions,
     warm: false,
@@ -114,6 +119,8 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     accessKnown("floor-in-effect", many, { sends: burst, role: "burst" }),
     effectMinimal("slow", 1, { role: "cold-callers" }),
     effectMinimal("ready", many, { sends: burst, role: "burst" }),
+    effectMinimal("slow", 1, { role: "cold-callers" }, "effect-idiomatic"),
+    effectMinimal("ready", many, { sends: burst, role: "burst" }, "effect-idiomatic"),
     {
       ...accessKnown("floor", many, { sends: burst }),
       label: "floor: raw undici, ready, access known, no limit",
@@ -238,7 +245,9 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
     "every call is an Effect fiber pays at that concurrency before doing anything of its own; and the least " +
     "such a client can do against ours' cold sessions: a fiber a call (`runPromise`), the calls of a session " +
     "awaiting one `Deferred` that the session's one resolve (raw undici, unvalidated) completes, then the " +
-    "floor's send; no budget, retry, validation or span. " +
+    "floor's send; no budget, retry, validation or span; and the least idiomatic Effect client " +
+    "(`sides/idiomatic.ts`): the platform's HttpClient, a span, `Effect.timeoutFail` and a Schema-validated answer " +
+    "a call, the calls of a session sharing one `Effect.cached` resolve. " +
     `The rows the targets judge ran ${repeats} time(s) each, in rounds (\`BENCH_PEAK_REPEATS\`): each shows its ` +
     "run with the median peak heap growth, and every run's growth in the last column.",
     ...(errors.length > 0 ? ["", "Failures: " + errors.join("; ")] : [])
@@ -255,6 +264,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
   const diagBars = (role: Scenario["role"]) =>
     [
       { label: "the least Effect client", row: pick("effect-minimal", role) },
+      { label: "the least idiomatic Effect client", row: pick("effect-idiomatic", role) },
       { label: "floor, each send an Effect fiber", row: pick("floor-in-effect", role) }
     ].flatMap(({ label, row }) => row === undefined ? [] : [{ label, value: heapGrowth(row.result) }])
   // Issue 30's bound for the peak-heap rows: 2× the least Effect client's growth in the same scenario.
@@ -269,6 +279,7 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
   const againstLeast = (role: Scenario["role"], what: string, ours: number, floor: number, failed: number): Target => {
     const least = leastGrowth(role)
     const bound = leastBound(role)
+    const idiomatic = pick("effect-idiomatic", role)
     const figure = least === undefined
       ? `+${fmtBytes(ours)} (the least Effect client not measured; raw undici +${fmtBytes(floor)})`
       : `+${fmtBytes(ours)} vs +${fmtBytes(least)} (raw undici +${fmtBytes(floor)})`
@@ -278,7 +289,10 @@ export const concurrency = async (ctx: BenchContext): Promise<Section> => {
       detail: figure,
       figure,
       goal: "≤ 2× it",
-      ratio: ours / (bound?.value ?? NaN)
+      ratio: ours / (bound?.value ?? NaN),
+      ...(idiomatic === undefined || bound === undefined ? {} : {
+        reference: referenceOf(`+${fmtBytes(heapGrowth(idiomatic.result))}`, heapGrowth(idiomatic.result) / bound.value)
+      })
     }
   }
   const targets: Array<Target> = []

@@ -6,7 +6,7 @@
  * measures only those sides.
  */
 import { runTask } from "./lib/child.js"
-import type { BenchContext, Section, Target } from "./lib/context.js"
+import { type BenchContext, referenceOf, type Section, type Target } from "./lib/context.js"
 import { fmtBytes, fmtRatio } from "./lib/stats.js"
 import { table } from "./lib/table.js"
 import type { SideName } from "./sides/index.js"
@@ -25,7 +25,7 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
     ? ["floor", "official"]
     : ctx.short
     ? ["floor", "official", "ours"]
-    : ["floor", "floor-in-effect", "official", "ours", "effect-http", "lean-http", "ours-notracer"]
+    : ["floor", "floor-in-effect", "official", "ours", "effect-http", "effect-idiomatic", "lean-http", "ours-notracer"]
   const results: Array<InFlightMemoryResult> = []
   for (const side of sides) {
     ctx.log(`memory-in-flight: ${side}, ${inFlight} sends held open`)
@@ -87,6 +87,7 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
     "backend holds (mode `slow`); measured while all N wait on it, before any send."
   ].join("\n")
   const ours = results.find((r) => r.side === "ours")
+  const idiomatic = results.find((r) => r.side === "effect-idiomatic")
   const targets: Array<Target> = [{
     target: "warm send: heap per call in flight ÷ raw undici's",
     met: ours === undefined || floor === undefined ? undefined : ours.heapPerCall <= 3 * floor.heapPerCall,
@@ -101,7 +102,10 @@ export const inFlightMemory = async (ctx: BenchContext): Promise<Section> => {
         official === undefined ? "" : ` (official ${fmtBytes(official.heapPerCall)})`
       }`,
     goal: "≤ 3× raw undici's",
-    ratio: (ours?.heapPerCall ?? NaN) / (3 * (floor?.heapPerCall ?? NaN))
+    ratio: (ours?.heapPerCall ?? NaN) / (3 * (floor?.heapPerCall ?? NaN)),
+    ...(idiomatic === undefined || floor === undefined ? {} : {
+      reference: referenceOf(fmtBytes(idiomatic.heapPerCall), idiomatic.heapPerCall / (3 * floor.heapPerCall))
+    })
   }]
   const chart = [{
     title: `heap per call in flight (${inFlight.toLocaleString("en-US")} held)`,

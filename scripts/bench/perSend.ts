@@ -4,7 +4,7 @@
  * and without Effect's tracer.
  */
 import { runTask } from "./lib/child.js"
-import type { BenchContext, Section, Target } from "./lib/context.js"
+import { type BenchContext, referenceOf, type Section, type Target } from "./lib/context.js"
 import { fmtMs, fmtRatio, fmtUs } from "./lib/stats.js"
 import { table } from "./lib/table.js"
 import type { SideName } from "./sides/index.js"
@@ -41,7 +41,7 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
   // BENCH_PER_SEND_SIDES=floor,official,ours,ours-notracer measures only those (and skips the diagnostic run).
   const chosen = process.env.BENCH_PER_SEND_SIDES?.split(",").filter((s) => s !== "") as Array<SideName> | undefined
   const sides: Array<SideName> = chosen ??
-    (ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect"] : ["floor", "official"])
+    (ctx.sdkAvailable ? ["floor", "official", "ours", "ours-effect", "effect-idiomatic"] : ["floor", "official"])
   const result = await runSides(ctx, sides)
   const diag = ctx.sdkAvailable && !ctx.short && chosen === undefined
     ? await runSides(ctx, ["floor", "lean-http", "effect-http", "effect-http-notracer", "ours", "ours-notracer"])
@@ -73,6 +73,9 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
   const floor = result.sides.find((s) => s.side === "floor")
   const official = result.sides.find((s) => s.side === "official")
   const ours = result.sides.find((s) => s.side === "ours")
+  const idiomatic = result.sides.find((s) => s.side === "effect-idiomatic")
+  const officialMedian = official?.latencyMs.median ?? NaN
+  const officialCpu = official?.cpuUsPerSend ?? NaN
   const ratio = (a: number | undefined, b: number | undefined) => (a ?? NaN) / (b ?? NaN)
   const oMed = ours?.latencyMs.median ?? NaN
   const fMed = floor?.latencyMs.median ?? NaN
@@ -85,7 +88,10 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
       detail: notBuilt ? "SDK not built" : fmtRatio(ratio(oMed, offMed)),
       figure: notBuilt ? "SDK not built" : `${fmtMs(oMed)} vs ${fmtMs(offMed)}`,
       goal: "< official's (ratio < 1)",
-      ratio: ratio(oMed, offMed)
+      ratio: ratio(oMed, offMed),
+      ...(idiomatic === undefined ? {} : {
+        reference: referenceOf(fmtMs(idiomatic.latencyMs.median), idiomatic.latencyMs.median / officialMedian)
+      })
     },
     {
       target: "warm send: CPU per send ÷ @a2a-js/sdk's",
@@ -95,7 +101,10 @@ export const perSend = async (ctx: BenchContext): Promise<Section> => {
         ? "SDK not built"
         : `${fmtUs(ours.cpuUsPerSend)} vs ${fmtUs(official?.cpuUsPerSend ?? NaN)}`,
       goal: "< official's (ratio < 1)",
-      ratio: ratio(ours?.cpuUsPerSend, official?.cpuUsPerSend)
+      ratio: ratio(ours?.cpuUsPerSend, official?.cpuUsPerSend),
+      ...(idiomatic === undefined ? {} : {
+        reference: referenceOf(fmtUs(idiomatic.cpuUsPerSend), idiomatic.cpuUsPerSend / officialCpu)
+      })
     },
     {
       target: "warm send: median latency ÷ raw floor's",

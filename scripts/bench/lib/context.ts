@@ -41,7 +41,13 @@ export interface Target {
   readonly goal?: string
   /** Figure ÷ the target's bound (≤ 1 is within it), when the target is a bound. */
   readonly ratio?: number
+  /** The same figure of the least idiomatic Effect client (`sides/idiomatic.ts`) against the same bound. */
+  readonly reference?: string
 }
+
+/** A reference figure and its ratio to the target's bound, with whether it is within it. */
+export const referenceOf = (figure: string, ratio: number): string =>
+  `${figure} (${ratio.toFixed(2)}: ${ratio <= 1 ? "within" : "over"})`
 
 export interface ChartPanel {
   readonly title: string

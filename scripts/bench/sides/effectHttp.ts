@@ -10,9 +10,8 @@ import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { randomUUID } from "node:crypto"
 import type { SideOptions } from "./index.js"
-import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl, type Side, type Target } from "./side.js"
+import { RESPONSE_KIND_EXTENSION, runtimeUrl, sendBody, type Side, type Target } from "./side.js"
 
 export const makeEffectHttp = async (
   target: Target,
@@ -28,15 +27,7 @@ export const makeEffectHttp = async (
   const client = await runtime.runPromise(HttpClient.HttpClient)
   const url = runtimeUrl(target.rpcUrl, "/api/a2a/v1/message:send")
   const sendOne = Effect.suspend(() => {
-    const body = new TextEncoder().encode(JSON.stringify({
-      message: {
-        messageId: `msg-${randomUUID()}`,
-        role: "ROLE_USER",
-        contextId: target.sessionUid,
-        parts: [{ text: MESSAGE_TEXT }]
-      },
-      configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
-    }))
+    const body = new TextEncoder().encode(sendBody(target.sessionUid))
     const request = HttpClientRequest.post(url).pipe(
       HttpClientRequest.bearerToken(target.runtimeToken),
       HttpClientRequest.setHeaders({

@@ -10,9 +10,8 @@
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { randomUUID } from "node:crypto"
 import { Agent } from "undici"
-import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl, type Side, type Target } from "./side.js"
+import { RESPONSE_KIND_EXTENSION, runtimeUrl, sendBody, type Side, type Target } from "./side.js"
 
 export const makeFloor = (target: Target, inEffect = false): Side => {
   const agent = new Agent()
@@ -27,15 +26,7 @@ export const makeFloor = (target: Target, inEffect = false): Side => {
     "a2a-version": "1.0"
   }
   const sendOne = async (): Promise<void> => {
-    const body = JSON.stringify({
-      message: {
-        messageId: `msg-${randomUUID()}`,
-        role: "ROLE_USER",
-        contextId: target.sessionUid,
-        parts: [{ text: MESSAGE_TEXT }]
-      },
-      configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
-    })
+    const body = sendBody(target.sessionUid)
     const res = await agent.request({ origin, path, method: "POST", headers, body })
     const answer = (await res.body.json()) as { message?: { role?: unknown; contextId?: unknown } }
     if (

@@ -14,6 +14,7 @@ export type SideName =
   | "effect-http-notracer"
   | "lean-http"
   | "ours-from"
+  | "effect-idiomatic"
 
 /** Options of the sides that have them (ours: the Node layer's per-origin connection limit). */
 export interface SideOptions {
@@ -42,6 +43,8 @@ export const makeSide = async (name: SideName, target: Target, options: SideOpti
       return (await import("./effectHttp.js")).makeEffectHttp(target, true, "lean", options)
     case "ours-from":
       return (await import("./oursFrom.js")).makeOursFrom(target)
+    case "effect-idiomatic":
+      return (await import("./idiomatic.js")).makeIdiomaticSide(target)
     default:
       throw new Error(`unknown side ${name}`)
   }

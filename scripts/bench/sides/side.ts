@@ -2,6 +2,8 @@
  * A "side" is one client under test: it sends direct Messages to one ready session of the minimal
  * platform, in blocks, recording each send's wall latency.
  */
+import { randomUUID } from "node:crypto"
+
 export interface Target {
   /** The minimal platform (backend) base URL. */
   readonly baseUrl: string
@@ -21,6 +23,13 @@ export interface Side {
 
 export const MESSAGE_TEXT = "What can you do?"
 export const RESPONSE_KIND_EXTENSION = "https://mainsequence.ai/a2a/extensions/response-kind/v1"
+
+/** The body of one direct-Message send to session `uid`, as JSON text (a fresh message id each time). */
+export const sendBody = (uid: string): string =>
+  JSON.stringify({
+    message: { messageId: `msg-${randomUUID()}`, role: "ROLE_USER", contextId: uid, parts: [{ text: MESSAGE_TEXT }] },
+    configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
+  })
 
 /** Joins a path onto the opaque `rpc_url` the SPEC §3 way: trim its trailing `/`, append. */
 export const runtimeUrl = (rpcUrl: string, path: string): string => rpcUrl.replace(/\/+$/, "") + path

@@ -8,7 +8,8 @@
  * anything of its own. `client: "effect-minimal"` (a diagnostic row) is the least a client whose every call is an
  * Effect fiber can do against cold sessions: one fiber a call, the calls of a session awaiting one `Deferred` that
  * the session's one resolve (raw undici, no validation) completes, then the floor's raw undici send; no budget,
- * no retry, no validation, no span.
+ * no retry, no validation, no span. `client: "effect-idiomatic"` (a diagnostic row) is the least idiomatic Effect
+ * client (`sides/idiomatic.ts`): a span, a total budget and a validated answer a call, one resolve a session.
  * `warm: true` (ours) primes the cache with one send per session before the timed part.
  */
 import type { Deferred as Resolution } from "effect/Deferred"
@@ -16,11 +17,11 @@ import { randomUUID } from "node:crypto"
 import { Agent } from "undici"
 import { type MemoryPeaks, startMemorySampler } from "../lib/memSampler.js"
 import { admin, RESOLVE_PATH, type SessionMode, USER_TOKEN } from "../servers/minimalPlatform.js"
-import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl } from "../sides/side.js"
+import { MESSAGE_TEXT, RESPONSE_KIND_EXTENSION, runtimeUrl, sendBody } from "../sides/side.js"
 
 export interface ConcurrencyArgs {
   readonly baseUrl: string
-  readonly client: "ours" | "floor" | "floor-in-effect" | "effect-minimal"
+  readonly client: "ours" | "floor" | "floor-in-effect" | "effect-minimal" | "effect-idiomatic"
   readonly mode: SessionMode
   readonly sessions: number
   readonly sends: number
@@ -65,15 +66,7 @@ const rawSend = async (agent: Agent, a: KnownAccess, uid: string) => {
       "a2a-extensions": RESPONSE_KIND_EXTENSION,
       "a2a-version": "1.0"
     },
-    body: JSON.stringify({
-      message: {
-        messageId: `msg-${randomUUID()}`,
-        role: "ROLE_USER",
-        contextId: uid,
-        parts: [{ text: MESSAGE_TEXT }]
-      },
-      configuration: { acceptedOutputModes: ["text/plain"], responseKind: "message" }
-    })
+    body: sendBody(uid)
   })
   const answer = (await res.body.json()) as { message?: { role?: unknown } }
   if (res.statusCode !== 200 || answer.message?.role !== "ROLE_AGENT") throw new Error(`status ${res.statusCode}`)
@@ -145,6 +138,23 @@ const effectMinimalSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<str
   }
 }
 
+const effectIdiomaticSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
+  const [{ idiomaticRuntime, makeIdiomatic }, HttpClient] = await Promise.all([
+    import("../sides/idiomatic.js"),
+    import("@effect/platform/HttpClient")
+  ])
+  const runtime = idiomaticRuntime()
+  const client = makeIdiomatic(await runtime.runPromise(HttpClient.HttpClient))
+  return {
+    run: () =>
+      Promise.allSettled(
+        Array.from({ length: args.sends }, (_, i) =>
+          runtime.runPromise(client.sendTo(args.baseUrl, uids[i % uids.length] ?? "")))
+      ),
+    close: () => runtime.dispose()
+  }
+}
+
 const oursSends = async (args: ConcurrencyArgs, uids: ReadonlyArray<string>) => {
   const [{ A2AClient }, ManagedRuntime, { oursLayer }] = await Promise.all([
     import("@mainsequence/a2a"),
@@ -172,6 +182,8 @@ export const run = async (args: ConcurrencyArgs): Promise<ConcurrencyResult> => 
     ? await oursSends(args, uids)
     : args.client === "effect-minimal"
     ? await effectMinimalSends(args, uids)
+    : args.client === "effect-idiomatic"
+    ? await effectIdiomaticSends(args, uids)
     : await floorSends(args, uids)
   await admin.reset(args.baseUrl)
   await admin.stats(args.baseUrl)
