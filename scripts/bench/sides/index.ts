@@ -15,6 +15,7 @@ export type SideName =
   | "lean-http"
   | "ours-from"
   | "effect-idiomatic"
+  | "effect-idiomatic-nobudget"
 
 /** Options of the sides that have them (ours: the Node layer's per-origin connection limit). */
 export interface SideOptions {
@@ -45,6 +46,8 @@ export const makeSide = async (name: SideName, target: Target, options: SideOpti
       return (await import("./oursFrom.js")).makeOursFrom(target)
     case "effect-idiomatic":
       return (await import("./idiomatic.js")).makeIdiomaticSide(target)
+    case "effect-idiomatic-nobudget":
+      return (await import("./idiomatic.js")).makeIdiomaticSide(target, false)
     default:
       throw new Error(`unknown side ${name}`)
   }
