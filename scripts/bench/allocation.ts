@@ -14,7 +14,7 @@ export const allocation = async (ctx: BenchContext): Promise<Section> => {
   const sends = ctx.short ? 100 : 2000
   const warmup = ctx.short ? 20 : 1000
   const sides: Array<SideName> = ctx.sdkAvailable
-    ? ["floor", "floor-in-effect", "official", "ours"]
+    ? ["floor", "floor-in-effect", "official", "ours", "effect-idiomatic"]
     : ["floor", "floor-in-effect", "official"]
   const results: Array<AllocationResult> = []
   for (const side of sides) {
