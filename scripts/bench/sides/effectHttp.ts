@@ -10,8 +10,7 @@ import * as A2ANode from "@mainsequence/a2a/node"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import type { SideOptions } from "./index.js"
-import { RESPONSE_KIND_EXTENSION, runtimeUrl, sendBody, type Side, type Target } from "./side.js"
+import { RESPONSE_KIND_EXTENSION, runtimeUrl, sendBody, type Side, type SideOptions, type Target } from "./side.js"
 
 export const makeEffectHttp = async (
   target: Target,

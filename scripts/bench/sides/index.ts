@@ -1,7 +1,7 @@
 /**
  * Side factories by name (imported lazily, so a process only loads the clients it measures).
  */
-import type { Side, Target } from "./side.js"
+import type { Side, SideOptions, Target } from "./side.js"
 
 export type SideName =
   | "floor"
@@ -16,11 +16,6 @@ export type SideName =
   | "ours-from"
   | "effect-idiomatic"
   | "effect-idiomatic-nobudget"
-
-/** Options of the sides that have them (ours: the Node layer's per-origin connection limit). */
-export interface SideOptions {
-  readonly maxConnectionsPerOrigin?: number | undefined
-}
 
 export const makeSide = async (name: SideName, target: Target, options: SideOptions = {}): Promise<Side> => {
   switch (name) {

@@ -14,6 +14,11 @@ export interface Target {
   readonly runtimeToken: string
 }
 
+/** Options of the sides that have them (ours: the Node layer's per-origin connection limit). */
+export interface SideOptions {
+  readonly maxConnectionsPerOrigin?: number | undefined
+}
+
 export interface Side {
   readonly name: string
   /** Runs `n` sequential sends; pushes each one's latency in milliseconds to `out`. */
