@@ -6,8 +6,9 @@ export default defineProject({
     include: ["test/**/*.test.ts"],
     // Simulated-clock tests take milliseconds alone; the margin is for a loaded 2-core machine.
     testTimeout: 20_000,
-    // The kit and Effect are loaded once per worker, not once per file: no test depends on a module's fresh state.
+    // One process runs every file, loading the kit and Effect once: no test depends on a module's fresh state
+    // (as in the SDK's project).
     isolate: false,
-    poolOptions: { forks: { isolate: false } }
+    poolOptions: { forks: { isolate: false, singleFork: true } }
   }
 })

@@ -427,7 +427,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     }), 60_000)
 
   it.scopedLive(
-    "a 20 MB corrupt cache file costs a send under a second, and is replaced by a valid one",
+    "a 20 MB corrupt cache file does not stall a send, and is replaced by a valid one",
     () =>
       Effect.gen(function*() {
         const { env } = yield* servePlatform()
@@ -454,7 +454,8 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         })
         expect([withoutFile.code, withFile.code], withFile.stderr).toEqual([0, 0])
         printedMessage(withFile.stdout)
-        expect(withFile.ms).toBeLessThan(withoutFile.ms + 1000)
+        // Reading and parsing the 20 MB would cost many seconds; the margin is for a loaded 2-core machine.
+        expect(withFile.ms).toBeLessThan(withoutFile.ms + 3000)
         const file = JSON.parse(Fs.readFileSync(cacheFile(hostile), "utf8")) as { version: number; entries: object }
         expect(file.version).toBe(1)
         expect(Object.keys(file.entries)).toHaveLength(1)
