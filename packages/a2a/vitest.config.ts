@@ -6,9 +6,11 @@ export default defineProject({
     include: ["test/**/*.test.ts"],
     // Simulated-clock tests take milliseconds alone; the margin is for a loaded 2-core machine.
     testTimeout: 20_000,
-    // One process runs every file, loading the SDK and Effect once: no test depends on a module's fresh state.
-    // Vitest 3.2 reads worker isolation from the root config only; `singleFork` is the per-project form.
+    // One worker thread runs every file, loading the SDK and Effect once (no test depends on a module's fresh
+    // state), beside the forks of the other projects. Vitest 3.2 starts a fresh worker per file unless the root
+    // config says otherwise; `singleThread` runs a project's files in one.
     isolate: false,
-    poolOptions: { forks: { isolate: false, singleFork: true } }
+    pool: "threads",
+    poolOptions: { threads: { isolate: false, singleThread: true } }
   }
 })
