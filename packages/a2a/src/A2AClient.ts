@@ -6,15 +6,17 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as Config from "effect/Config"
-import type * as ConfigError from "effect/ConfigError"
+import * as ConfigError from "effect/ConfigError"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Scope from "effect/Scope"
 import type * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import { makeClientEnv } from "./internal/clientEnv.js"
+import { backendUrlProblem } from "./internal/httpUrl.js"
 import type * as Options from "./internal/options.js"
 import * as pipeline from "./internal/pipeline.js"
 import * as tasks from "./internal/tasks.js"
@@ -153,13 +155,17 @@ export const layer = (
 
 /**
  * The options from the environment: `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN`, and the optional
- * `MAINSEQUENCE_REFRESH_TOKEN`, `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES`.
+ * `MAINSEQUENCE_REFRESH_TOKEN`, `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES`. An endpoint that is
+ * not an `http:` or `https:` base URL is `InvalidData`.
  *
  * @since 0.1.0
  * @category config
  */
 export const config: Config.Config<A2AClientOptions> = Config.all({
-  backendUrl: Config.nonEmptyString("MAINSEQUENCE_ENDPOINT"),
+  backendUrl: Config.nonEmptyString("MAINSEQUENCE_ENDPOINT").pipe(Config.mapOrFail((url) => {
+    const problem = backendUrlProblem(url.trim())
+    return problem === undefined ? Either.right(url) : Either.left(ConfigError.InvalidData([], problem))
+  })),
   accessToken: Config.redacted(Config.nonEmptyString("MAINSEQUENCE_ACCESS_TOKEN")),
   refreshToken: Config.option(Config.redacted(Config.nonEmptyString("MAINSEQUENCE_REFRESH_TOKEN"))),
   username: Config.option(Config.nonEmptyString("MAINSEQUENCE_USERNAME")),

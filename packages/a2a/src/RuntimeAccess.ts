@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { httpUrlProblem } from "./internal/httpUrl.js"
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
@@ -213,18 +214,6 @@ export const noticeOf = (value: unknown): RuntimeNotice | undefined =>
 export const presenceOf = (value: unknown): RuntimePresence | undefined =>
   lenient(RuntimePresence, ["phase", "detail", "observed_at"], value)
 
-/**
- * What makes an `rpc_url` unusable, if anything: it must be an absolute `http:` or `https:` URL (it is used
- * as given, never rewritten, so `blob:http://…` is refused, not followed). The value is not repeated.
- */
-const rpcUrlProblem = (rpcUrl: string): string | undefined => {
-  if (!URL.canParse(rpcUrl)) return "is not an absolute URL; it must be an absolute http: or https: URL"
-  const scheme = new URL(rpcUrl).protocol
-  return scheme === "http:" || scheme === "https:"
-    ? undefined
-    : `has the scheme ${scheme}; it must be an absolute http: or https: URL`
-}
-
 const orUndefined = <A>(a: A | null | undefined): A | undefined => a ?? undefined
 
 /**
@@ -244,7 +233,7 @@ export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decisi
     if (!(hasAccess && nonBlank(answer.rpc_url) && token !== undefined)) {
       return Either.left("can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token")
     }
-    const unusable = rpcUrlProblem(answer.rpc_url.trim())
+    const unusable = httpUrlProblem(answer.rpc_url.trim())
     return unusable !== undefined
       ? Either.left(`rpc_url ${unusable}`)
       : Either.right({

@@ -59,7 +59,7 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
       return { ...error }
     })
 
-  it.effect("a blank backend URL, a blank access token, a maxResponseBytes that is not a positive integer", () =>
+  it.effect("a blank or unusable backend URL, a blank access token, a maxResponseBytes that is not a positive integer", () =>
     shared(Effect.gen(function*() {
       for (const backendUrl of ["", "   "]) {
         expect(yield* refused({ backendUrl })).toEqual({
@@ -90,6 +90,22 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
           field: "accessToken",
           reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
         })
+      }
+      const notHttp = "has the scheme file:; it must be an absolute http: or https: URL"
+      const unusableUrls: ReadonlyArray<readonly [string, string]> = [
+        ["api.main-sequence.app", "is not an absolute URL; it must be an absolute http: or https: URL"],
+        ["file:///etc/passwd", notHttp],
+        [
+          `${base}/?tenant=1`,
+          "has a query or a fragment; it must be the backend's base URL, such as https://api.main-sequence.app"
+        ],
+        [
+          `${base}#top`,
+          "has a query or a fragment; it must be the backend's base URL, such as https://api.main-sequence.app"
+        ]
+      ]
+      for (const [backendUrl, reason] of unusableUrls) {
+        expect(yield* refused({ backendUrl })).toEqual({ _tag: "A2AInputError", field: "backendUrl", reason })
       }
       expect(yield* refused({ maxResponseBytes: 0 })).toEqual({
         _tag: "A2AInputError",

@@ -48,4 +48,29 @@ describe("CliConfig", () => {
       expect(blank.message).toMatch(/MAINSEQUENCE_ENDPOINT/)
       expect(blank.message).not.toContain("\n")
     }))
+
+  it.effect("an endpoint that is not an http(s) base URL is named in one line, without its value", () =>
+    Effect.gen(function*() {
+      const failure = (endpoint: string) =>
+        CliConfig.clientOptions.pipe(
+          withEnv({ MAINSEQUENCE_ENDPOINT: endpoint, MAINSEQUENCE_ACCESS_TOKEN: "t" }),
+          Effect.flip,
+          Effect.map(CliConfig.fromConfigError)
+        )
+      expect((yield* failure("api.main-sequence.app")).message).toBe(
+        "Invalid configuration: MAINSEQUENCE_ENDPOINT is not an absolute URL; it must be an absolute http: or " +
+          "https: URL"
+      )
+      expect((yield* failure("ftp://user:secret@h")).message).toBe(
+        "Invalid configuration: MAINSEQUENCE_ENDPOINT has the scheme ftp:; it must be an absolute http: or https: URL"
+      )
+      expect((yield* failure("https://h/?tenant=1")).message).toBe(
+        "Invalid configuration: MAINSEQUENCE_ENDPOINT has a query or a fragment; it must be the backend's base " +
+          "URL, such as https://api.main-sequence.app"
+      )
+      const options = yield* CliConfig.clientOptions.pipe(
+        withEnv({ MAINSEQUENCE_ENDPOINT: " https://h/prefix/ ", MAINSEQUENCE_ACCESS_TOKEN: "t" })
+      )
+      expect(options.backendUrl).toBe(" https://h/prefix/ ")
+    }))
 })

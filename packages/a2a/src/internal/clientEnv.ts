@@ -12,6 +12,7 @@ import * as A2AError from "../A2AError.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as backendClient from "./backendClient.js"
 import { type Call, makeSessionState, type SessionState } from "./callContext.js"
+import { backendUrlProblem } from "./httpUrl.js"
 import type { A2AClientOptions } from "./options.js"
 import { sha256Hex } from "./sha256.js"
 
@@ -24,7 +25,7 @@ export interface ClientEnv {
   readonly client: HttpClient.HttpClient
   readonly backend: backendClient.BackendClient
   readonly cache: RuntimeAccessCache.Service
-  /** Fails when the client's options are unusable (blank backend URL or access token). */
+  /** Fails when the client's options are unusable (a blank or unusable backend URL, a blank access token). */
   readonly ready: Effect.Effect<void, A2AError.A2AInputError>
   /** The cache key of a session: a hash of backend URL, user and session uid. */
   readonly cacheKey: (agentSessionUid: string) => string
@@ -115,6 +116,10 @@ const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2
     return Effect.fail(
       new A2AError.A2AInputError({ field: "backendUrl", reason: "is missing (set MAINSEQUENCE_ENDPOINT)" })
     )
+  }
+  const unusableUrl = backendUrlProblem(options.backendUrl.trim())
+  if (unusableUrl !== undefined) {
+    return Effect.fail(new A2AError.A2AInputError({ field: "backendUrl", reason: unusableUrl }))
   }
   if (options.accessToken === undefined || Redacted.value(options.accessToken).trim() === "") {
     return Effect.fail(

@@ -1,0 +1,30 @@
+/**
+ * The addresses the client sends to: the backend URL it is given and each runtime's `rpc_url`. Their problems
+ * never repeat the value, which may hold credentials.
+ */
+
+/**
+ * What makes `url` unusable as an address to send to, if anything: it must be an absolute `http:` or `https:`
+ * URL (used as given, never rewritten, so `blob:http://…` is refused, not followed).
+ *
+ * @internal
+ */
+export const httpUrlProblem = (url: string): string | undefined => {
+  if (!URL.canParse(url)) return "is not an absolute URL; it must be an absolute http: or https: URL"
+  const scheme = new URL(url).protocol
+  return scheme === "http:" || scheme === "https:"
+    ? undefined
+    : `has the scheme ${scheme}; it must be an absolute http: or https: URL`
+}
+
+/**
+ * What makes `url` unusable as the backend's base URL, if anything: an {@link httpUrlProblem}, or a query or a
+ * fragment, which the API paths would be appended to.
+ *
+ * @internal
+ */
+export const backendUrlProblem = (url: string): string | undefined =>
+  httpUrlProblem(url) ??
+    (/[?#]/.test(url)
+      ? "has a query or a fragment; it must be the backend's base URL, such as https://api.main-sequence.app"
+      : undefined)
