@@ -173,6 +173,7 @@ describe("send: command line", () => {
   it.scoped("typed flags: a bad value is refused while the command line is parsed, with its own message", () =>
     Effect.gen(function*() {
       const note = yield* tempFile("note.txt", "hello")
+      const latin1 = yield* tempFile("latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]))
       const dir = note.slice(0, note.lastIndexOf("/"))
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["--timeout", "abc"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "abc")`],
@@ -192,6 +193,12 @@ describe("send: command line", () => {
         [
           ["--message-file", `${note}/m.txt`],
           `Invalid message-file: cannot read ${JSON.stringify(`${note}/m.txt`)} (not a readable file)`
+        ],
+        [
+          ["--message-file", latin1],
+          `Invalid message-file: ${
+            JSON.stringify(latin1)
+          } is not UTF-8 text (send other files as attachments, with --file)`
         ],
         [["--file", "/nonexistent/a.pdf"], `Invalid file: cannot read "/nonexistent/a.pdf" (no such file)`],
         [["--file", dir], `Invalid file: cannot read ${JSON.stringify(dir)} (not a regular file)`],

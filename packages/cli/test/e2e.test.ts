@@ -894,7 +894,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
   )
 
   it.scopedLive(
-    "--message-file - reads the message from a pipe: UTF-8, whole; over 15 MiB or blank: exit 2",
+    "--message-file - reads the message from a pipe: UTF-8, whole; over 15 MiB, blank or not UTF-8: exit 2",
     () =>
       Effect.gen(function*() {
         const { env, platform } = yield* servePlatform()
@@ -926,6 +926,14 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         })
         expect(blank.code).toBe(2)
         expect(linesOf(blank.stderr)).toEqual([expect.stringMatching(/message/i)])
+        const latin1 = yield* runCliProcess(send(demoSessionUids.ready, "--message-file", "-"), {
+          configDir: dir,
+          env,
+          stdin: Buffer.from("Grüße", "latin1")
+        })
+        expect([latin1.code, linesOf(latin1.stderr)]).toEqual([2, [
+          "Invalid message-file: standard input is not UTF-8 text (send other files as attachments, with --file)"
+        ]])
         expect(yield* platform.requestLog).toEqual([])
       }),
     60_000

@@ -35,12 +35,12 @@ const reasonOf = (error: PlatformError.PlatformError): string =>
  */
 export const standardInput = "-"
 
-const utf8 = new TextDecoder()
+const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 /**
- * The whole file at `path` (`-`: standard input), as UTF-8, unchanged, at most `Attachment.maxBytes` (15 MiB):
- * a larger regular file is refused from its size, and a pipe (standard input, `/dev/stdin`, `<(…)`) as soon as
- * it has given more, with the same kind of error as any other unreadable file.
+ * The whole file at `path` (`-`: standard input), as UTF-8, at most `Attachment.maxBytes` (15 MiB): a larger
+ * regular file is refused from its size, and a pipe (standard input, `/dev/stdin`, `<(…)`) as soon as it has
+ * given more, with the same kind of error as any other unreadable file. Bytes that are not UTF-8 are refused.
  *
  * @since 0.2.0
  * @category files
@@ -49,30 +49,39 @@ export const readMessageFile = (
   field: string,
   path: string
 ): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> => {
+  const named = path === standardInput ? "standard input" : JSON.stringify(path)
   const tooLarge = new A2AError.A2AInputError({
     field,
-    reason: `${
-      path === standardInput ? "standard input" : JSON.stringify(path)
-    } is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
+    reason: `${named} is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
   })
   const fromStream = (readable: () => NodeJS.ReadableStream) =>
-    boundedText(
+    boundedBytes(
       NodeStream.fromReadable(readable, (error) => cannotRead(field, path, errnoReason(error))),
       tooLarge
     )
-  if (path === standardInput) return fromStream(() => process.stdin)
-  return Effect.flatMap(FileSystem.FileSystem, (fs) => {
-    const platform = (error: PlatformError.PlatformError) => cannotRead(field, path, reasonOf(error))
-    return Effect.flatMap(Effect.mapError(fs.stat(path), platform), (info) =>
-      info.type === "File"
-        ? info.size > Attachment.maxBytes
-          ? Effect.fail(tooLarge)
-          : Effect.mapError(fs.readFileString(path, "utf-8"), platform)
-        : info.type === "Directory"
-        ? Effect.fail(cannotRead(field, path, "not a readable file"))
-        // A pipe or a device: its size is unknown until it has been read.
-        : fromStream(() => Fs.createReadStream(path)))
-  })
+  const bytes = path === standardInput
+    ? fromStream(() => process.stdin)
+    : Effect.flatMap(FileSystem.FileSystem, (fs) => {
+      const platform = (error: PlatformError.PlatformError) => cannotRead(field, path, reasonOf(error))
+      return Effect.flatMap(Effect.mapError(fs.stat(path), platform), (info) =>
+        info.type === "File"
+          ? info.size > Attachment.maxBytes
+            ? Effect.fail(tooLarge)
+            : Effect.mapError(fs.readFile(path), platform)
+          : info.type === "Directory"
+          ? Effect.fail(cannotRead(field, path, "not a readable file"))
+          // A pipe or a device: its size is unknown until it has been read.
+          : fromStream(() => Fs.createReadStream(path)))
+    })
+  return Effect.flatMap(bytes, (all) =>
+    Effect.try({
+      try: () => utf8.decode(all),
+      catch: () =>
+        new A2AError.A2AInputError({
+          field,
+          reason: `${named} is not UTF-8 text (send other files as attachments, with --file)`
+        })
+    }))
 }
 
 const errnoReason = (error: unknown): string => {
@@ -84,10 +93,10 @@ const errnoReason = (error: unknown): string => {
     : "not a readable file"
 }
 
-const boundedText = (
+const boundedBytes = (
   stream: Stream.Stream<Uint8Array, A2AError.A2AInputError>,
   tooLarge: A2AError.A2AInputError
-): Effect.Effect<string, A2AError.A2AInputError> =>
+): Effect.Effect<Uint8Array, A2AError.A2AInputError> =>
   Stream.runFoldEffect(stream, { chunks: new Array<Uint8Array>(), size: 0 }, (read, chunk) => {
     const size = read.size + chunk.byteLength
     if (size > Attachment.maxBytes) return Effect.fail(tooLarge)
@@ -96,7 +105,7 @@ const boundedText = (
   }).pipe(Effect.map(({ chunks, size }) => {
     const all = new Uint8Array(size)
     chunks.reduce((offset, chunk) => (all.set(chunk, offset), offset + chunk.byteLength), 0)
-    return utf8.decode(all)
+    return all
   }))
 
 /**

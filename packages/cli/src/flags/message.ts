@@ -1,6 +1,6 @@
 /**
  * `--message TEXT` / `--message-file PATH`: exactly one of them gives the message text. The file (`-`:
- * standard input) is read whole, as UTF-8, unchanged, while the command line is parsed, at most 15 MiB (the
+ * standard input) is read whole, as UTF-8 (else refused), while the command line is parsed, at most 15 MiB (the
  * attachments' limit); the SDK then refuses a blank message.
  *
  * @since 0.1.0
