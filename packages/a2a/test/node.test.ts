@@ -8,13 +8,15 @@ import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
+import type * as Http from "node:http"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as A2AClient from "../src/A2AClient.js"
 import * as Attachment from "../src/Attachment.js"
 import * as Node from "../src/node.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
-import { clientOf, recordSpans } from "./fixtures.js"
+import { clientOf, readyAccessForTests, recordSpans } from "./fixtures.js"
+import { serve } from "./recordingServer.js"
 
 const onReferencePlatform = <A, E>(
   f: (a2a: A2AClient.Service, url: string) => Effect.Effect<A, E>
@@ -135,6 +137,31 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       expect(error).toMatchObject({ _tag: "A2ATransportError", messageMayHaveBeenSent: false })
       expect(error.message).not.toContain(Redacted.value(demoUserAccessToken))
       expect(error.message).toContain("resolve-runtime-access")
+    }))
+
+  it.scopedLive("a redirect is never followed: no request, and so no token, reaches the place it points to", () =>
+    Effect.gen(function*() {
+      const elsewhere = yield* serve((_req, res) => res.end("{}"))
+      const redirect = (status: number) => (_req: Http.IncomingMessage, res: Http.ServerResponse) => {
+        res.writeHead(status, { location: `${elsewhere.url}/stolen` })
+        res.end()
+      }
+      const movedBackend = yield* serve(redirect(307))
+      const fromBackend = yield* clientOf(Node.layer({ backendUrl: movedBackend.url, accessToken: "user-token" }))
+      const backendError = yield* Effect.flip(fromBackend.sendA2AMessage(demoSessionUids.ready, { message: "hi" }))
+
+      const movedRuntime = yield* serve(redirect(308))
+      const backend = yield* serve((_req, res) => {
+        res.setHeader("content-type", "application/json")
+        res.end(JSON.stringify({ ...readyAccessForTests, rpc_url: `${movedRuntime.url}/` }))
+      })
+      const fromRuntime = yield* clientOf(Node.layer({ backendUrl: backend.url, accessToken: "user-token" }))
+      const runtimeError = yield* Effect.flip(fromRuntime.sendA2AMessage(demoSessionUids.ready, { message: "hi" }))
+
+      expect([backendError._tag, runtimeError._tag]).toEqual(["BackendContractError", "A2ARequestError"])
+      expect([movedBackend.seen.length, movedRuntime.seen.length]).toEqual([1, 1])
+      expect(movedRuntime.seen[0]?.headers.authorization).toBe("Bearer runtime-token")
+      expect(elsewhere.seen).toEqual([])
     }))
 
   it.scopedLive("layerConfig reads MAINSEQUENCE_* from the environment", () =>
