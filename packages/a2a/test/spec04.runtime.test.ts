@@ -416,6 +416,23 @@ const sendFields = (status: number) => ({
   status
 })
 
+describe("rules: platform text in an error is one bounded line (SPEC §9, hostile answers)", () => {
+  const hostile = `first line\r\nsecond\u0007\u001b]52;c;ZXZpbA==\u0007 line\u001b[2J ${"x".repeat(5000)}`
+  const shown = `first line second]52;c;ZXZpbA== line[2J ${"x".repeat(5000)}`.slice(0, 1000)
+
+  it.scoped("the runtime's message and reason: line breaks one space, control characters gone, 1,000 at most", () =>
+    Effect.gen(function*() {
+      const error = yield* failing(500, rpc(500, hostile, [info(`REASON\n\u001b${"R".repeat(300)}`)]))
+      expect(error).toMatchObject({ _tag: "ServerError", detail: `${shown}…`, reason: `REASON ${"R".repeat(193)}…` })
+    }))
+
+  it.scoped("a message of 1,000 characters is kept whole", () =>
+    Effect.gen(function*() {
+      const error = yield* failing(400, rpc(400, "y".repeat(1000), []))
+      expect(error).toMatchObject({ _tag: "A2ARequestError", detail: "y".repeat(1000) })
+    }))
+})
+
 describe("rules: the ErrorInfo of a runtime error (SPEC §4)", () => {
   it.scoped("an entry without @type, or of another type, is not the ErrorInfo: the typed one is", () =>
     Effect.gen(function*() {

@@ -30,11 +30,11 @@ import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { stripVTControlCharacters } from "node:util"
 import { fromConfigError } from "./CliConfig.js"
 import { type Output, type OutputFormat, printErrorLine, printLine } from "./Output.js"
 import { executable, shellWord } from "./Resume.js"
 import * as RunRecord from "./RunRecord.js"
+import * as TerminalText from "./TerminalText.js"
 
 /**
  * @since 0.1.0
@@ -95,13 +95,12 @@ const exitCodeOf = (error: unknown): number => {
 export const messageIdLine = (messageId: string): string => `A2A message id for request retry: ${messageId}`
 
 /**
- * Collapses a text to one line (no control characters, no line breaks).
+ * Collapses a text to one line safe for a terminal (`TerminalText.oneLine`).
  *
  * @since 0.1.0
  * @category rendering
  */
-export const oneLine = (text: string): string =>
-  stripVTControlCharacters(text).split(/\r?\n/).map((line) => line.trim()).filter((line) => line !== "").join(" ")
+export const oneLine: (text: string) => string = TerminalText.oneLine
 
 const messageIdOf = (error: unknown): string | undefined =>
   Predicate.hasProperty(error, "messageId") && Predicate.isString(error.messageId) ? error.messageId : undefined
@@ -313,7 +312,7 @@ export const errorDocument = (described: Described): string => {
       details: described.details
     }
   }
-  return JSON.stringify(document, null, 2)
+  return TerminalText.json(document)
 }
 
 /**

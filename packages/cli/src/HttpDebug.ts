@@ -32,6 +32,7 @@ import type * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Output } from "./Output.js"
 import * as Redact from "./Redact.js"
+import { isUnsafe } from "./TerminalText.js"
 
 /**
  * How many bytes of a body the log shows.
@@ -57,11 +58,9 @@ export interface Options {
 
 const utf8 = new TextDecoder()
 
-const isControl = (char: string): boolean => char < " " || char === "\u007f"
-
-// One line of text: line breaks and tabs shown escaped, any other control character (escape codes) a space.
+// One line of text: line breaks and tabs shown escaped, anything else a terminal acts on (escape codes) a space.
 const oneLine = (text: string): string =>
-  Array.from(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), (char) => isControl(char) ? " " : char).join("")
+  Array.from(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), (char) => isUnsafe(char) ? " " : char).join("")
 
 /** The first bytes of a body, as they pass. */
 class Excerpt {

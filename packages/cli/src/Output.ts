@@ -9,6 +9,7 @@ import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { type Resume, resumeLine, resumeOf } from "./Resume.js"
+import { json, oneLine, printable } from "./TerminalText.js"
 
 /**
  * @since 0.1.0
@@ -134,7 +135,7 @@ export const requestedFormat = (args: ReadonlyArray<string>): OutputFormat | und
 
 /**
  * Renders an A2A answer: JSON in its wire shape (`{"message": …}` or `{"task": …}`, plus `"resume"` when
- * given), or its text parts one per line.
+ * given), or its text parts one per line (`TerminalText.printable`: nothing a terminal would act on).
  *
  * @since 0.1.0
  * @category rendering
@@ -145,13 +146,9 @@ export const renderAnswer = (
   resume?: Resume | undefined
 ): string =>
   format === "text"
-    ? A2AProtocol.textOf(answer).join("\n")
-    : JSON.stringify(
-      A2AProtocol.isTask(answer)
-        ? { task: answer, ...(resume === undefined ? {} : { resume }) }
-        : { message: answer },
-      null,
-      2
+    ? printable(A2AProtocol.textOf(answer).join("\n"))
+    : json(
+      A2AProtocol.isTask(answer) ? { task: answer, ...(resume === undefined ? {} : { resume }) } : { message: answer }
     )
 
 /**
@@ -169,6 +166,6 @@ export const printAnswer = (
   const resume = resumeOf(answer, agentSessionUid)
   return Effect.zipRight(
     printLine(renderAnswer(answer, format, resume)),
-    resume === undefined ? Effect.void : printErrorLine(resumeLine(resume))
+    resume === undefined ? Effect.void : printErrorLine(oneLine(resumeLine(resume)))
   )
 }

@@ -17,6 +17,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import { Output } from "./Output.js"
+import { oneLine } from "./TerminalText.js"
 
 type Event = A2AProgress.RuntimeAccessProgress
 
@@ -29,11 +30,10 @@ const secondsText = (millis: number): string => {
 const sentence = (text: string): string => /[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`
 
 const describeEvent = (event: Event): string => {
-  const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).join(": ")
-  const details = [event.presenceDetail, notice].filter((text): text is string =>
-    Predicate.isString(text) && text.trim() !== ""
-  )
-  return `Agent runtime ${event.state}${details.length === 0 ? "" : ` — ${details.map(sentence).join(" ")}`}`
+  const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).map(oneLine)
+    .filter((text) => text !== "").join(": ")
+  const details = [event.presenceDetail, notice].filter(Predicate.isString).map(oneLine).filter((text) => text !== "")
+  return `Agent runtime ${oneLine(event.state)}${details.length === 0 ? "" : ` — ${details.map(sentence).join(" ")}`}`
 }
 
 /**

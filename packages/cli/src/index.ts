@@ -42,3 +42,7 @@ export * as Resume from "./Resume.js"
  * @since 0.2.0
  */
 export * as RunRecord from "./RunRecord.js"
+/**
+ * @since 0.2.0
+ */
+export * as TerminalText from "./TerminalText.js"

@@ -50,6 +50,15 @@ describe("HttpDebug", () => {
       expect(bodyLine.length).toBeLessThan(HttpDebug.excerptBytes + 100)
     }))
 
+  it.effect("a hostile body: line breaks and tabs shown escaped, anything else a terminal acts on a space", () =>
+    Effect.gen(function*() {
+      const body = "one\r\ntwo\tthree\u001b[2J\u0007\u009b31m\u202eend"
+      const { log, text } = yield* logged(body)
+      expect(text).toBe(body)
+      const bodyLine = log.split("\n").find((line) => line.startsWith("debug #1 < body ")) ?? ""
+      expect(bodyLine.slice(bodyLine.indexOf("): ") + 3)).toBe("one\\ntwo\\tthree [2J  31m end")
+    }))
+
   it.effect("a failed request: one failure line (credentials hidden), the same error for the caller", () =>
     Effect.gen(function*() {
       let log = ""

@@ -30,6 +30,8 @@ import {
   type HttpAnswer,
   joinUrl,
   jsonOf,
+  maxDetailLength,
+  platformText,
   type ResponseTooLarge,
   textOf
 } from "./exchange.js"
@@ -70,7 +72,7 @@ const pickString = (u: unknown, key: string): string | undefined =>
 
 /**
  * The message of a backend error: JSON `detail`, `error` (or `error.message`) or `message`, else the text;
- * `scrub`bed of secrets.
+ * `scrub`bed of secrets, one bounded line.
  *
  * @internal
  */
@@ -82,7 +84,7 @@ export const backendErrorDetail = (answer: HttpAnswer, scrub: (text: string) => 
         (Predicate.hasProperty(json, "error") ? pickString(json.error, "message") : undefined) ??
         pickString(json, "message")
   })
-  return detail === undefined ? describeBody(answer, scrub) : scrub(detail)
+  return detail === undefined ? describeBody(answer, scrub) : platformText(detail, scrub, maxDetailLength)
 }
 
 /**

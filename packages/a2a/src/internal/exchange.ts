@@ -278,11 +278,30 @@ export const textOf = (answer: HttpAnswer): string => utf8.decode(answer.body)
  */
 export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => Either.getRight(parseBoundedJson(textOf(answer)))
 
-const squash = (text: string): string => text.replace(/\s+/g, " ").trim()
+// Whitespace runs become one space and other control characters go: a log or a terminal acts on them.
+const squash = (text: string): string => text.replace(/\s+/g, " ").replace(/\p{Cc}/gu, "").trim()
 
 /**
- * A short human description of a non-JSON body: an HTML page's title, else the start of the text, `scrub`bed
- * of secrets before it is cut.
+ * Text the platform sent, for an error: `scrub`bed of secrets before it is cut, one line, at most
+ * `maxLength` characters (then `…`); `undefined` when blank.
+ *
+ * @internal
+ */
+export const platformText = (
+  text: string,
+  scrub: (text: string) => string,
+  maxLength: number
+): string | undefined => {
+  const short = squash(scrub(text))
+  if (short === "") return undefined
+  return short.length > maxLength ? `${short.slice(0, maxLength)}…` : short
+}
+
+/** @internal */
+export const maxDetailLength = 1000
+
+/**
+ * A short human description of a non-JSON body: an HTML page's title, else the start of the text.
  *
  * @internal
  */
@@ -291,11 +310,10 @@ export const describeBody = (answer: HttpAnswer, scrub: (text: string) => string
   const mediaType = mediaTypeOf(answer)
   if (mediaType === "text/html" || /^\s*<(!doctype|html)/i.test(text)) {
     const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]
-    return title === undefined || squash(title) === "" ? "an HTML error page" : `an HTML page "${squash(title)}"`
+    const shown = title === undefined ? undefined : platformText(title, scrub, 200)
+    return shown === undefined ? "an HTML error page" : `an HTML page "${shown}"`
   }
-  const short = squash(text)
-  if (short === "") return undefined
-  return short.length > 200 ? `${short.slice(0, 200)}…` : short
+  return platformText(text, scrub, 200)
 }
 
 /** @internal */

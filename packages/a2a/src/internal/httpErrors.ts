@@ -15,7 +15,7 @@ import {
   TaskNotCancelableError,
   TaskNotFoundError
 } from "../A2AError.js"
-import { describeBody, type HttpAnswer, jsonOf } from "./exchange.js"
+import { describeBody, type HttpAnswer, jsonOf, maxDetailLength, platformText } from "./exchange.js"
 
 /** @internal */
 export const ErrorInfo = Schema.Struct({
@@ -86,8 +86,10 @@ const classify = (answer: HttpAnswer, scrub: (text: string) => string) => {
   const info = Option.getOrUndefined(status.errorInfo)
   return {
     info,
-    reason: info === undefined ? undefined : scrub(info.reason),
-    detail: status.message === undefined ? describeBody(answer, scrub) : scrub(status.message),
+    reason: info === undefined ? undefined : platformText(info.reason, scrub, 200),
+    detail: status.message === undefined
+      ? describeBody(answer, scrub)
+      : platformText(status.message, scrub, maxDetailLength),
     fields: {
       method: answer.method,
       url: scrub(answer.url),

@@ -1,0 +1,59 @@
+/**
+ * Text from the platform or an Agent, made safe to print on a terminal. A terminal acts on escape sequences,
+ * control characters and bidirectional overrides instead of showing them (it can be made to clear the screen,
+ * rewrite a line, set the clipboard or reorder what is read), so none of them reaches it from here.
+ *
+ * @since 0.2.0
+ */
+import { stripVTControlCharacters } from "node:util"
+
+const unsafe = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
+
+/**
+ * Whether a terminal would act on this character instead of showing it: C0 and C1 controls, DEL, and the
+ * bidirectional formatting characters.
+ *
+ * @since 0.2.0
+ * @category predicates
+ */
+export const isUnsafe = (char: string): boolean => unsafe.test(char)
+
+const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
+
+const withoutUnsafe = (line: string, tab: string): string =>
+  Array.from(line, (char) => char === "\t" ? tab : isUnsafe(char) ? "" : char).join("")
+
+/**
+ * A text as one line: escape sequences and unsafe characters removed, line breaks and tabs one space.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const oneLine = (text: string): string =>
+  stripVTControlCharacters(text).split(lineBreak).map((line) => withoutUnsafe(line, " ").trim())
+    .filter((line) => line !== "").join(" ")
+
+/**
+ * A text as the lines it has, tabs kept: escape sequences and unsafe characters removed.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const printable = (text: string): string =>
+  stripVTControlCharacters(text).split(lineBreak).map((line) => withoutUnsafe(line, "\t")).join("\n")
+
+const unsafeInJson = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
+
+/**
+ * A value as JSON (2-space indent) that a terminal shows as it is: the unsafe characters `JSON.stringify` leaves
+ * as they are (DEL, C1 controls, bidirectional formatting) written as `\uXXXX` escapes, so the document's value
+ * is unchanged.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const json = (value: unknown): string =>
+  JSON.stringify(value, null, 2).replace(
+    unsafeInJson,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`
+  )
