@@ -33,6 +33,8 @@ export interface CliRun {
   readonly ms: number
   /** wall-clock epoch millis when the process ended (the reference platform logs the same clock) */
   readonly endedAtMs: number
+  /** wall-clock epoch millis of the first stdout output: when the answer or the error document was printed */
+  readonly printedAtMs: number | undefined
 }
 
 export interface CliProcessOptions {
@@ -78,13 +80,25 @@ export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOp
     child.stdin?.end(options.stdin)
     let stdout = ""
     let stderr = ""
-    child.stdout?.setEncoding("utf8").on("data", (text: string) => (stdout += text))
+    let printedAtMs: number | undefined
+    child.stdout?.setEncoding("utf8").on("data", (text: string) => {
+      printedAtMs ??= Date.now()
+      stdout += text
+    })
     child.stderr?.setEncoding("utf8").on("data", (text: string) => (stderr += text))
     const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 30_000)
     child.on("close", (code, signal) => {
       clearTimeout(killer)
       allOutput.push(stdout, stderr)
-      resume(Effect.succeed({ code, signal, stdout, stderr, ms: performance.now() - started, endedAtMs: Date.now() }))
+      resume(Effect.succeed({
+        code,
+        signal,
+        stdout,
+        stderr,
+        ms: performance.now() - started,
+        endedAtMs: Date.now(),
+        printedAtMs
+      }))
     })
     options.onSpawn?.(child)
     return Effect.sync(() => child.kill("SIGKILL"))
