@@ -433,7 +433,7 @@ export class TaskNotCancelableError extends Schema.TaggedError<TaskNotCancelable
 }
 
 /**
- * Any other 4xx answer of the runtime, keyed on its google.rpc `reason`.
+ * Any other 3xx or 4xx answer of the runtime, keyed on its google.rpc `reason` (a redirect is never followed).
  *
  * @since 0.1.0
  * @category errors
@@ -447,6 +447,12 @@ export class A2ARequestError extends Schema.TaggedError<A2ARequestError>()("A2AR
   override get message(): string {
     const reason = this.reason === undefined ? "" : ` ${this.reason}`
     const detail = this.detail === undefined ? "" : `: ${this.detail}`
+    if (this.status >= 300 && this.status < 400) {
+      return withIds(
+        `The Agent runtime answered with a redirect (${this.status}), which is never followed${detail}`,
+        this
+      )
+    }
     return withIds(`The Agent runtime refused the request (${this.status}${reason})${detail}`, this)
   }
 }

@@ -159,6 +159,8 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       const runtimeError = yield* Effect.flip(fromRuntime.sendA2AMessage(demoSessionUids.ready, { message: "hi" }))
 
       expect([backendError._tag, runtimeError._tag]).toEqual(["BackendContractError", "A2ARequestError"])
+      expect(backendError.message).toContain("unexpected status 307")
+      expect(runtimeError.message).toContain("answered with a redirect (308), which is never followed")
       expect([movedBackend.seen.length, movedRuntime.seen.length]).toEqual([1, 1])
       expect(movedRuntime.seen[0]?.headers.authorization).toBe("Bearer runtime-token")
       expect(elsewhere.seen).toEqual([])
