@@ -9,6 +9,7 @@ import * as Duration from "effect/Duration"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
+import { oneLine } from "./internal/oneLine.js"
 
 const SessionFields = {
   agentSessionUid: Schema.optional(Schema.String),
@@ -21,11 +22,12 @@ const HttpFields = {
   status: Schema.Number
 }
 
+// Every message is one line: the platform's texts in it (a state, a notice, a detail) may hold line breaks.
 const withIds = (text: string, error: { readonly agentSessionUid?: string | undefined }): string =>
-  error.agentSessionUid === undefined ? text : `${text} (session ${error.agentSessionUid})`
+  oneLine(error.agentSessionUid === undefined ? text : `${text} (session ${error.agentSessionUid})`)
 
 /** `text` ended as a sentence: a period, unless a platform's text already ends in one (or in `!`, `?`). */
-const sentence = (text: string): string => /[.!?]$/.test(text) ? text : `${text}.`
+const sentence = (text: string): string => /[.!?]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`
 
 /**
  * Bad input: the call is refused before any request is sent (SPEC §9).

@@ -88,6 +88,9 @@ describe("rules: which field of a backend error becomes its message (SPEC §3)",
       expect(yield* resolveAnswered({ status: 404, body: { detail: "y".repeat(1000) } })).toEqual(
         notFound("y".repeat(1000))
       )
+      // Only the start is made one line: what follows a long run of spaces is cut, not read.
+      const spaced = yield* resolveAnswered({ status: 404, body: { detail: `  Gone${" ".repeat(5000)}and more  ` } })
+      expect(spaced).toEqual(notFound("Gone…"))
     }))
 
   it.effect("a long text is cut at 200 characters", () =>

@@ -125,6 +125,30 @@ describe("error messages", () => {
     )
     expect(message({})).toBe("The Agent runtime cannot take messages (state update_required). Nothing was sent")
   })
+
+  it("every message is one line without control characters, whatever the platform's texts hold", () => {
+    const unavailable = new A2AError.AgentRuntimeUnavailableError({
+      agentSessionUid: "s-1",
+      state: "update\nrequired",
+      notice: { title: "Update\r\nneeded", message: "Run\u001b[2J the\tupdate." },
+      detail: "queued\u0007\n"
+    })
+    expect(unavailable.message).toBe(
+      "The Agent runtime cannot take messages (state update required): Update needed — Run[2J the update. — queued. " +
+        "Nothing was sent (session s-1)"
+    )
+    const notReady = new A2AError.AgentRuntimeNotReadyError({
+      agentSessionUid: "s-1",
+      messageId: "m-1",
+      state: "waking\r\u009bup",
+      remainingMs: 10,
+      retryAfterMs: 500
+    })
+    expect(notReady.message).toBe(
+      "The Agent runtime is still waking up; the next check in 500 ms would not fit in the remaining budget of 10 ms. " +
+        "Nothing was sent (session s-1)"
+    )
+  })
 })
 
 describe("the README's retry recipe", () => {

@@ -26,6 +26,7 @@ import { parseBoundedJson } from "./boundedJson.js"
 import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { deadlinePassed, type PhaseProgress, withinPhaseLimits } from "./deadlines.js"
+import { oneLine } from "./oneLine.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat } from "./responseChunks.js"
 import * as Telemetry from "./telemetry.js"
@@ -278,9 +279,6 @@ export const textOf = (answer: HttpAnswer): string => utf8.decode(answer.body)
  */
 export const jsonOf = (answer: HttpAnswer): Option.Option<unknown> => Either.getRight(parseBoundedJson(textOf(answer)))
 
-// Whitespace runs become one space and other control characters go: a log or a terminal acts on them.
-const squash = (text: string): string => text.replace(/\s+/g, " ").replace(/\p{Cc}/gu, "").trim()
-
 /**
  * Text the platform sent, for an error: `scrub`bed of secrets before it is cut, one line, at most
  * `maxLength` characters (then `…`); `undefined` when blank.
@@ -292,9 +290,12 @@ export const platformText = (
   scrub: (text: string) => string,
   maxLength: number
 ): string | undefined => {
-  const short = squash(scrub(text))
+  const scrubbed = scrub(text).trim()
+  // Only the start can be shown: made one line whole, a 50 MB body would cost the call a fifth of a second.
+  const start = scrubbed.slice(0, maxLength * 4)
+  const short = oneLine(start)
   if (short === "") return undefined
-  return short.length > maxLength ? `${short.slice(0, maxLength)}…` : short
+  return short.length > maxLength || start.length < scrubbed.length ? `${short.slice(0, maxLength)}…` : short
 }
 
 /** @internal */
