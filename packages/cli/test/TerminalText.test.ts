@@ -92,7 +92,8 @@ describe("text from the platform reaches a terminal as text (hostile answers)", 
       )
       expect(code).toBe(1)
       const lines = stderr.split("\n")
-      expect(lines).toEqual([expect.stringContaining("one FAKE: exit 0 OVERgnp.exe end"), expect.any(String), ""])
+      // The SDK already drops the control characters of its messages; the escape sequences' rest is plain text.
+      expect(lines).toEqual([expect.stringContaining(": one FAKE: exit 0 OVER"), expect.any(String), ""])
       expect(lines.every((line) => !terminalWouldAct.test(line))).toBe(true)
       expect(documentWouldAct(stdout)).toBe(false)
       expect(JSON.parse(stdout)).toMatchObject({ error: { details: { detail: hostile } } })
