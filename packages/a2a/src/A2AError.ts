@@ -513,9 +513,9 @@ export class SessionNotFoundError extends Schema.TaggedError<SessionNotFoundErro
 }
 
 /**
- * The backend answered 429. `retryAfter` keeps its `Retry-After` header as sent; `retryAfterDuration` reads
- * it as a `Duration` (delay-seconds, the form the platform sends; an HTTP-date or anything else is
- * `Option.none()`). Not retried.
+ * The backend answered 429. `retryAfter` keeps its `Retry-After` header as sent (one line of at most 64
+ * characters, secrets scrubbed); `retryAfterDuration` reads it as a `Duration` (delay-seconds, the form the
+ * platform sends; an HTTP-date or anything else is `Option.none()`). Not retried.
  *
  * @since 0.1.0
  * @category errors

@@ -49,7 +49,8 @@ export const RuntimeInteraction = Schema.Struct({
   // Diagnostic: read leniently by `decide` (see `noticeOf`), never a reason to refuse the answer.
   notice: Schema.optional(Schema.Unknown),
   operation: Schema.optional(Schema.Unknown),
-  retry_after_ms: Schema.optional(Schema.NullOr(Schema.Number))
+  // Only a finite number makes a transient state a wait; any other value makes it terminal (SPEC §3).
+  retry_after_ms: Schema.optional(Schema.Unknown)
 }, Rest)
 
 /**
@@ -81,9 +82,9 @@ export interface RuntimePresence extends Schema.Schema.Type<typeof RuntimePresen
 /**
  * The answer of `POST {backend}/api/v1/agent-sessions/{uid}/resolve-runtime-access/`. Unknown keys are
  * kept; the runtime token is decoded straight into a `Redacted`. Only the fields that decide (`can_submit`,
- * `state`, `retry_after_ms`, `mode`, `rpc_url`, `token`, `expires_at`) must have their shape; the diagnostic
- * ones (`runtime_presence`, `notice`, `operation`, `detail`, `coding_agent_service_uid`) are read leniently
- * for display (SPEC §3).
+ * `state`, `mode`, `rpc_url`, `token`, `expires_at`) must have their shape (`retry_after_ms` waits only when a
+ * number, see {@link decide}); the diagnostic ones (`runtime_presence`, `notice`, `operation`, `detail`,
+ * `coding_agent_service_uid`) are read leniently for display (SPEC §3).
  *
  * @since 0.1.0
  * @category schemas

@@ -28,6 +28,19 @@ describe("parseBoundedJson", () => {
     expect(parseBoundedJson(nested(5000, "{\"a\":", "}"))).toEqual(Either.left("too-deep"))
   })
 
+  it("drops every \"__proto__\" member, however its name is escaped; the objects keep Object's prototype", () => {
+    for (const name of ["__proto__", "\\u005f_proto__", "__pr\\u006fto\\u005F_", "__\\u0070r\\u006ft\\u006f__"]) {
+      const parsed = parseBoundedJson(`{"${name}":{"polluted":1},"a":[{"${name}":{"b":2},"c":3}]}`)
+      expect(parsed).toEqual(Either.right({ a: [{ c: 3 }] }))
+      const value = Either.getOrThrow(parsed) as { a: Array<object> }
+      expect(Object.getPrototypeOf(value)).toBe(Object.prototype)
+      expect(Object.getPrototypeOf(value.a[0])).toBe(Object.prototype)
+      expect(Object.hasOwn(value, "__proto__")).toBe(false)
+    }
+    // a text that cannot spell the name is parsed as it is
+    expect(parseBoundedJson(`{"proto":"\\u00e9"}`)).toEqual(Either.right({ proto: "é" }))
+  })
+
   it("text that is not JSON is not-json", () => {
     expect(parseBoundedJson("{ not json")).toEqual(Either.left("not-json"))
     expect(parseBoundedJson("")).toEqual(Either.left("not-json"))

@@ -166,6 +166,28 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       expect(elsewhere.seen).toEqual([])
     }))
 
+  it.scopedLive("an informational head (103 Early Hints) before the answer is passed over, backend and runtime", () =>
+    Effect.gen(function*() {
+      const hinted = (body: unknown) => (_req: Http.IncomingMessage, res: Http.ServerResponse) => {
+        res.writeEarlyHints({ link: "</style.css>; rel=preload; as=style" })
+        res.writeHead(200, { "content-type": "application/json" })
+        res.end(JSON.stringify(body))
+      }
+      const runtime = yield* serve(hinted({
+        message: {
+          messageId: "a-1",
+          role: "ROLE_AGENT",
+          contextId: demoSessionUids.ready,
+          parts: [{ text: "hi back" }]
+        }
+      }))
+      const backend = yield* serve(hinted({ ...readyAccessForTests, rpc_url: `${runtime.url}/` }))
+      const a2a = yield* clientOf(Node.layer({ backendUrl: backend.url, accessToken: "user-token" }))
+      const answer = yield* a2a.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
+      expect(answer.parts).toEqual([{ text: "hi back" }])
+      expect([backend.seen.length, runtime.seen.length]).toEqual([1, 1])
+    }))
+
   it.scopedLive("layerConfig reads MAINSEQUENCE_* from the environment", () =>
     Effect.gen(function*() {
       const { url } = yield* serveReferencePlatform({ port: 0 })

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Redacted from "effect/Redacted"
-import { makeKnownSecrets, maxKnownSecrets, scrubSecrets } from "../src/internal/scrubSecrets.js"
+import { makeKnownSecrets, maxKnownSecrets, scrubSecrets, scrubTexts } from "../src/internal/scrubSecrets.js"
 
 const secret = (value: string) => Redacted.make(value)
 
@@ -42,8 +42,38 @@ describe("scrubSecrets", () => {
     expect(scrubSecrets("Basic abcde, Basic YWJjZGVm", [])).toBe("Basic abcde, Basic YWJjZGVm")
   })
 
+  it("removes control characters other than whitespace first: a secret split by one is still replaced", () => {
+    expect(scrubSecrets("a\u0007bc secret\u001b-one\u009b x\ty\nz", [secret("secret-one")])).toBe(
+      "abc [redacted] x\ty\nz"
+    )
+  })
+
+  it("a URL's credentials are found within a bounded scheme and user part; longer runs are left as they are", () => {
+    expect(scrubSecrets(`${"s".repeat(32)}://user:pw@host`, [])).toBe(`${"s".repeat(32)}://[redacted]@host`)
+    expect(scrubSecrets(`http://${"u".repeat(1024)}@host`, [])).toBe("http://[redacted]@host")
+    expect(scrubSecrets(`http://${"u".repeat(1025)}@host`, [])).toBe(`http://${"u".repeat(1025)}@host`)
+  })
+
+  it("a text made for a backtracking pattern (1 MB of \"a-a-…\", of \"a://\") is scrubbed at once", () => {
+    expect(scrubSecrets("a-".repeat(500_000), [])).toHaveLength(1_000_000)
+    expect(scrubSecrets("a://".repeat(250_000), [])).toHaveLength(1_000_000)
+  })
+
   it("replaces a \"token\" value cut off at the end of an excerpt", () => {
     expect(scrubSecrets(`{"rpc_url":"x","token":"eyJhbGciOi`, [])).toBe(`{"rpc_url":"x","token":"[redacted]`)
+  })
+})
+
+describe("scrubTexts", () => {
+  it("scrubs every string of a JSON value, at any depth, and keeps everything else", () => {
+    const value = { id: "t1", n: 2, ok: true, none: null, parts: [{ text: "a secret-one b" }, "secret-one"] }
+    expect(scrubTexts(value, (text) => scrubSecrets(text, [secret("secret-one")]))).toEqual({
+      id: "t1",
+      n: 2,
+      ok: true,
+      none: null,
+      parts: [{ text: "a [redacted] b" }, "[redacted]"]
+    })
   })
 })
 

@@ -205,6 +205,32 @@ describe("rules: a resolve answer of another shape (SPEC §3)", () => {
     }))
 })
 
+describe("rules: can_submit false with a transient state but no numeric retry_after_ms is terminal (SPEC §3)", () => {
+  it.effect("a string, boolean or object retry_after_ms → AgentRuntimeUnavailableError, resolved once, nothing sent", () =>
+    Effect.gen(function*() {
+      for (const retry of ["1500", true, { ms: 1500 }, null]) {
+        const error = yield* resolveAnswered({
+          status: 200,
+          body: { runtime_interaction: { state: "waking", can_submit: false, retry_after_ms: retry } }
+        })
+        expect(error).toMatchObject({ _tag: "AgentRuntimeUnavailableError", state: "waking" })
+      }
+    }))
+
+  it.effect("a \"__proto__\" member cannot lend the answer fields it lacks → BackendContractError, never a defect", () =>
+    Effect.gen(function*() {
+      const error = yield* resolveAnswered({
+        status: 200,
+        text: `{"__proto__":{"mode":"token","rpc_url":"${base}/runtimes/x/","token":"inherited-token-1"},` +
+          `"runtime_interaction":{"state":"ready","can_submit":true}}`
+      })
+      expect(error).toMatchObject({
+        _tag: "BackendContractError",
+        reason: "can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token"
+      })
+    }))
+})
+
 describe("rules: the resolve request on the wire (SPEC §3)", () => {
   it.effect("POST with the user's bearer token, JSON content type and accept, body {}", () =>
     Effect.gen(function*() {

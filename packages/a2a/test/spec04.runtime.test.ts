@@ -307,6 +307,14 @@ describe("rules: the answer of get / cancel task (SPEC §7)", () => {
       expect(success(yield* getAnswered({ task: task(), message: message() }))).toEqual(task())
     }))
 
+  it.scoped("another Task than the one asked for → rule task-id, naming both", () =>
+    Effect.gen(function*() {
+      const result = yield* getAnswered(task({ id: "t-2" }))
+      expect(result._tag === "Left" ? { ...result.left } : result).toEqual(
+        taskInvalid("task-id", "the answer for Task \"t-1\" is another Task (id \"t-2\")")
+      )
+    }))
+
   it.scoped("a bare Task that breaks a rule names the rule", () =>
     Effect.gen(function*() {
       const result = yield* getAnswered(task({ id: "" }))
@@ -316,7 +324,40 @@ describe("rules: the answer of get / cancel task (SPEC §7)", () => {
     }))
 })
 
-/** JSON text of `levels` nested arrays around `inner` (built as text: the value itself is too deep to print). */
+describe("rules: hostile answers are read as data, never as code or a stall (SPEC §9)", () => {
+  it.scoped("a \"__proto__\" member, escaped or not, is dropped: it cannot make a Message look like a Task", () =>
+    Effect.gen(function*() {
+      for (const key of ["__proto__", "\\u005f_proto\\u005f_"]) {
+        const text = `{"message":{"${key}":{"id":"evil","status":{"state":"TASK_STATE_WORKING"}},"messageId":"a-1",` +
+          `"role":"ROLE_AGENT","contextId":"${sessionUid}","parts":[{"text":"hello","metadata":{"${key}":{"x":1}}}]}}`
+        const answer = success(yield* sendAnsweredWith(answerText(200, text)))
+        expect(answer).toEqual(message({ parts: [{ text: "hello", metadata: {} }] }))
+        expect(Object.getPrototypeOf(answer)).toBe(Object.prototype)
+        expect(A2AProtocol.isTask(answer as A2AProtocol.Message)).toBe(false)
+      }
+    }))
+
+  it.scoped("a value quoted in a reason is cut to 1,000 characters: a 5 MB contextId", () =>
+    Effect.gen(function*() {
+      const error = failure(yield* sendAnswered({ message: message({ contextId: "c".repeat(5_000_000) }) }))
+      expect(error).toMatchObject({ _tag: "InvalidA2AResponseError", rule: "context-id" })
+      const reason = String((error as { reason?: unknown }).reason)
+      const start = "the message belongs to another session: contextId \""
+      expect(reason).toBe(`${start}${"c".repeat(1000 - start.length)}…`)
+    }))
+
+  it.scoped("an error text made to stall a backtracking pattern (1 MB of \"a-a-…\", of \"<title\") is read at once", () =>
+    Effect.gen(function*() {
+      const text = (body: string, mediaType: string) => (request: HttpClientRequest.HttpClientRequest) =>
+        HttpClientResponse.fromWeb(request, new Response(body, { status: 500, headers: { "content-type": mediaType } }))
+      const plain = failure(yield* sendAnsweredWith(text("a-".repeat(500_000), "text/plain")))
+      expect(plain).toMatchObject({ _tag: "ServerError", detail: `${"a-".repeat(100)}…` })
+      const html = failure(yield* sendAnsweredWith(text(`<html>${"<title".repeat(200_000)}`, "text/html")))
+      expect(html).toMatchObject({ _tag: "ServerError", detail: "an HTML error page" })
+    }))
+})
+
+/** JSON text of `levels` nested arrays around `inner`/** JSON text of `levels` nested arrays around `inner` (built as text: the value itself is too deep to print). */
 const nested = (levels: number, inner = "0") => `${"[".repeat(levels)}${inner}${"]".repeat(levels)}`
 /** The text of a valid Message answer whose one part's `data` is `data` (the data starts at depth 5). */
 const messageWithData = (data: string) =>

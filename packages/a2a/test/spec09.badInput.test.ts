@@ -66,6 +66,25 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
       yield* nothingSent
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
+  it.effect("a Task id \".\" or \"..\" (a dot segment of the URL path) → A2AInputError taskId, nothing sent", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      for (const id of [".", " .. "]) {
+        for (const call of [a2a.getA2ATask, a2a.waitForA2ATask, a2a.cancelA2ATask]) {
+          const error = yield* Effect.flip(call(sessionUid, id))
+          expect({ ...error }).toEqual({
+            _tag: "A2AInputError",
+            field: "taskId",
+            reason: `must not be "${id.trim()}" (it goes into the URL path)`
+          })
+        }
+      }
+      yield* nothingSent
+      // dots inside an id are an id like any other
+      const error = yield* Effect.flip(a2a.getA2ATask(sessionUid, "..task"))
+      expect(error._tag).not.toBe("A2AInputError")
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
   it.effect("a follow-up taskId that is not a string or blank → A2AInputError taskId quoting it", () =>
     Effect.gen(function*() {
       const a2a = yield* client

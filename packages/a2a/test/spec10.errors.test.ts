@@ -10,6 +10,7 @@ import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Logger from "effect/Logger"
 import * as LogLevel from "effect/LogLevel"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
@@ -471,6 +472,9 @@ const resolveAnswer = (overrides: Record<string, unknown>) => ({
   ...overrides
 })
 
+/** `secret` with a BEL in its middle: control characters go from the platform's text, the secret must not return. */
+const splitByBell = (secret: string) => `${secret.slice(0, 8)}\u0007${secret.slice(8)}`
+
 const echoing: ReadonlyArray<
   readonly [
     string,
@@ -610,6 +614,72 @@ const echoing: ReadonlyArray<
         : undefined
   ],
   [
+    "a backend 403 whose detail splits the user's token with a control character",
+    "PermissionDeniedError",
+    (r) => isResolve(r) ? { status: 403, body: { detail: `token ${splitByBell(bearerOf(r))} refused` } } : undefined,
+    { detail: "token [redacted] refused" }
+  ],
+  [
+    "a terminal notice that splits the user's token with ESC",
+    "AgentRuntimeUnavailableError",
+    (r) =>
+      isResolve(r)
+        ? {
+          status: 200,
+          body: resolveAnswer({
+            runtime_interaction: {
+              state: "unavailable",
+              can_submit: false,
+              notice: { title: "down", message: `use \u001b${bearerOf(r)}` },
+              retry_after_ms: null
+            }
+          })
+        }
+        : undefined,
+    { notice: { title: "down", message: "use [redacted]" } }
+  ],
+  [
+    "a backend 429 whose Retry-After names the user's token",
+    "RateLimitedError",
+    (r) =>
+      isResolve(r)
+        ? { status: 429, body: { detail: "slow down" }, headers: { "retry-after": `30 ${bearerOf(r)}` } }
+        : undefined,
+    { retryAfter: "30 [redacted]" }
+  ],
+  [
+    "a runtime 500 whose google.rpc message and reason split the runtime token with control characters",
+    "ServerError",
+    (r) =>
+      isSend(r)
+        ? {
+          status: 500,
+          body: {
+            error: {
+              code: 500,
+              message: `bad bearer ${splitByBell(bearerOf(r))}`,
+              details: [{ "@type": "type.googleapis.com/google.rpc.ErrorInfo", reason: splitByBell(bearerOf(r)) }]
+            }
+          }
+        }
+        : undefined,
+    { detail: "bad bearer [redacted]", reason: "[redacted]" }
+  ],
+  [
+    "a runtime answer whose role splits the runtime token with a control character",
+    "InvalidA2AResponseError",
+    (r) =>
+      isSend(r)
+        ? {
+          status: 200,
+          body: {
+            message: { role: splitByBell(bearerOf(r)), messageId: "a1", contextId: sessionUid, parts: [{ text: "x" }] }
+          }
+        }
+        : undefined,
+    { reason: "the message role must be ROLE_AGENT (got \"[redacted]\")" }
+  ],
+  [
     "a runtime 500 text whose token is cut by the 200-character excerpt",
     "ServerError",
     (r) => isSend(r) ? { status: 500, text: `${"x".repeat(190)} ${bearerOf(r)}` } : undefined
@@ -680,6 +750,36 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
   }
 })
 
+describe("secrets: an rpc_url whose host name is the runtime token", () => {
+  it.effect("no span attribute or metric attribute holds it (server.address is left out)", () =>
+    Effect.gen(function*() {
+      const rpcUrl = `https://${handedOut}.runtime.example/`
+      const { spans, tracer } = yield* recordSpans
+      const { layer } = simulatedWith(
+        { sessions: [session()] },
+        (request) =>
+          isResolve(request)
+            ? { status: 200, body: resolveAnswer({ rpc_url: rpcUrl }) }
+            : request.url.startsWith(rpcUrl)
+            ? { status: 500, text: "down" }
+            : undefined
+      )
+      const error = yield* Effect.flip(
+        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+      ).pipe(Effect.provide(layer), Effect.withTracer(tracer))
+      expect(error).toMatchObject({
+        _tag: "ServerError",
+        url: "https://[redacted].runtime.example/api/a2a/v1/message:send"
+      })
+      const send = spans.find((span) => span.attributes.get("a2a.client.step") === "send-message")
+      expect(send?.attributes.get("server.address")).toBeUndefined()
+      const attributes = spans.flatMap((span) => [...span.attributes.values()].map(String))
+      const labels = Metric.unsafeSnapshot().flatMap((pair) => pair.metricKey.tags.map((tag) => tag.value))
+      expect(labels.length).toBeGreaterThan(0)
+      for (const text of [...errorTexts(error), ...attributes, ...labels]) expect(text).not.toContain(handedOut)
+    }))
+})
+
 describe("secrets: a runtime that echoes them to Task requests", () => {
   const isGetTask = (request: HttpClientRequest.HttpClientRequest) => request.url.includes("/api/a2a/v1/tasks/")
   const cases: ReadonlyArray<
@@ -711,6 +811,33 @@ describe("secrets: a runtime that echoes them to Task requests", () => {
           : undefined
     ]
   ]
+  it.effect("no secret in the timeout's last Task: a Task whose status message echoes the runtime token", () =>
+    Effect.gen(function*() {
+      const sent = new Set<string>()
+      const { layer } = simulatedWith({ sessions: [session()] }, (request) => {
+        if (!isGetTask(request)) return undefined
+        sent.add(bearerOf(request))
+        const echoed = { messageId: "s1", role: "ROLE_AGENT", parts: [{ text: `auth Bearer ${bearerOf(request)}` }] }
+        return {
+          status: 200,
+          body: { id: "t1", contextId: sessionUid, status: { state: "TASK_STATE_WORKING", message: echoed } }
+        }
+      })
+      const { error } = yield* failFor(
+        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.waitForA2ATask(sessionUid, "t1", { timeout: 3 }))
+          .pipe(Effect.provide(layer)),
+        "1 minute"
+      )
+      expect(error).toMatchObject({
+        _tag: "A2ATimeoutError",
+        lastTask: { id: "t1", status: { message: { parts: [{ text: "auth Bearer [redacted]" }] } } }
+      })
+      expect(sent.size).toBeGreaterThan(0)
+      for (const text of errorTexts(error)) {
+        for (const secret of sent) expect(text).not.toContain(secret)
+      }
+    }))
+
   for (const [what, tag, answer] of cases) {
     it.effect(`no secret in the error: ${what}`, () =>
       Effect.gen(function*() {

@@ -10,7 +10,7 @@ import { InvalidA2AResponseError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import { maxJsonDepth, parseBoundedJson } from "./boundedJson.js"
 import type { Call } from "./callContext.js"
-import { describeBody, type HttpAnswer, mediaTypeOf, textOf } from "./exchange.js"
+import { describeBody, type HttpAnswer, maxDetailLength, mediaTypeOf, platformText, textOf } from "./exchange.js"
 
 type Result<A> = Either.Either<A, InvalidA2AResponseError>
 
@@ -35,8 +35,23 @@ const scrubbed = <A>(scrub: Scrub, result: Result<A>): Result<A> =>
       url: scrub(error.url),
       status: error.status,
       rule: error.rule,
-      reason: scrub(error.reason)
+      reason: platformText(error.reason, scrub, maxDetailLength) ?? error.rule
     }))
+
+/**
+ * A value of the answer as a reason quotes it: a string in quotes (its controls and secrets go when the reason
+ * is scrubbed, its length when it is cut), anything else by its kind.
+ */
+const quoted = (value: unknown): string =>
+  Predicate.isString(value)
+    ? `"${value}"`
+    : Predicate.isNumber(value) || Predicate.isBoolean(value) || value === null
+    ? String(value)
+    : value === undefined
+    ? "none"
+    : Array.isArray(value)
+    ? "an array"
+    : "an object"
 
 const isNonBlankString = (u: unknown): u is string => Predicate.isString(u) && u.trim() !== ""
 
@@ -83,7 +98,7 @@ const contextIdRule = (call: Call, answer: HttpAnswer, what: string, contextId: 
       answer,
       "context-id",
       `the ${what} belongs to another session: contextId ${
-        JSON.stringify(contextId)
+        quoted(contextId)
       } is not the session uid ${call.agentSessionUid}`
     )
 
@@ -99,7 +114,7 @@ const validateMessage = (call: Call, answer: HttpAnswer, message: unknown): Resu
     )
   }
   if (role !== "ROLE_AGENT") {
-    return invalid(call, answer, "role", `the message role must be ROLE_AGENT (got ${JSON.stringify(role) ?? "none"})`)
+    return invalid(call, answer, "role", `the message role must be ROLE_AGENT (got ${quoted(role)})`)
   }
   if (!isNonBlankString(message["messageId"])) {
     return invalid(call, answer, "message-id", "the message's messageId must be a non-blank string")
@@ -135,7 +150,7 @@ export const validateTask = (call: Call, answer: HttpAnswer, task: unknown): Res
       call,
       answer,
       "task-state",
-      `the task's status.state ${JSON.stringify(state) ?? "(missing)"} is not a known Task state`
+      `the task's status.state ${state === undefined ? "(missing)" : quoted(state)} is not a known Task state`
     )
   }
   return Either.flatMap(
@@ -197,8 +212,8 @@ const decodeSend = (
               call,
               answer,
               "task-id",
-              `the answer to a follow-up turn for Task ${JSON.stringify(followUpTaskId)} is another Task (id ${
-                JSON.stringify(task.id)
+              `the answer to a follow-up turn for Task ${quoted(followUpTaskId)} is another Task (id ${
+                quoted(task.id)
               }); it must be the same Task`
             )
       )
@@ -222,5 +237,16 @@ const decodeTask = (call: Call, answer: HttpAnswer, scrub: Scrub): Result<A2APro
         "response-kind mismatch: the runtime answered with a Message, not a Task"
       )
     }
-    return validateTask(call, answer, Predicate.isRecord(json["task"]) ? json["task"] : json)
+    return Either.flatMap(
+      validateTask(call, answer, Predicate.isRecord(json["task"]) ? json["task"] : json),
+      (task) =>
+        call.taskId === undefined || task.id === call.taskId
+          ? Either.right(task)
+          : invalid(
+            call,
+            answer,
+            "task-id",
+            `the answer for Task ${quoted(call.taskId)} is another Task (id ${quoted(task.id)})`
+          )
+    )
   })

@@ -87,6 +87,9 @@ export const backendErrorDetail = (answer: HttpAnswer, scrub: (text: string) => 
   return detail === undefined ? describeBody(answer, scrub) : platformText(detail, scrub, maxDetailLength)
 }
 
+// An HTTP date is 29 characters; a longer `Retry-After` is cut.
+const maxRetryAfterLength = 64
+
 /**
  * The error for a non-2xx backend answer, its detail `scrub`bed of secrets.
  *
@@ -106,8 +109,13 @@ export const backendError = (answer: HttpAnswer, scrub: (text: string) => string
       return new PermissionDeniedError(fields)
     case 404:
       return new SessionNotFoundError(fields)
-    case 429:
-      return new RateLimitedError({ ...fields, retryAfter: answer.headers["retry-after"] })
+    case 429: {
+      const retryAfter = answer.headers["retry-after"]
+      return new RateLimitedError({
+        ...fields,
+        retryAfter: retryAfter === undefined ? undefined : platformText(retryAfter, scrub, maxRetryAfterLength)
+      })
+    }
   }
   if (answer.status >= 500) return new ServerError({ ...fields, origin: "backend" })
   return new BackendContractError({

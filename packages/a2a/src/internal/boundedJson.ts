@@ -6,6 +6,9 @@
  * Task's artifacts, a part) plus an Agent's own `data`; parsers that bound nesting stop at 128 (serde_json)
  * to 1,000 (Python), and 512 levels of any value still decode, print and compare on a default stack. The
  * size is bounded before this, by the client's `maxResponseBytes` (the whole answer is read into memory).
+ *
+ * A member named `__proto__` is dropped: a Schema decodes an object with unknown keys by assigning each, and
+ * that name would assign the decoded object's prototype (a Message that inherits a Task's fields).
  */
 import * as Either from "effect/Either"
 
@@ -46,15 +49,19 @@ const withinDepth = (text: string, limit: number): boolean => {
   return true
 }
 
+// A reviver makes a parse several times slower: it runs only on texts that may spell the name, escapes included.
+const mayNameProto = /__proto__|\\u00(?:5[fF]|6[fF]|7[024])/
+const withoutProto = (key: string, value: unknown): unknown => key === "__proto__" ? undefined : value
+
 /**
- * `text` parsed as JSON, if it is JSON nested at most `limit` levels deep.
+ * `text` parsed as JSON (without `__proto__` members), if it is JSON nested at most `limit` levels deep.
  *
  * @internal
  */
 export const parseBoundedJson = (text: string, limit: number = maxJsonDepth): Either.Either<unknown, JsonRefusal> => {
   if (!withinDepth(text, limit)) return Either.left("too-deep")
   try {
-    return Either.right(JSON.parse(text))
+    return Either.right(JSON.parse(text, mayNameProto.test(text) ? withoutProto : undefined))
   } catch {
     return Either.left("not-json")
   }

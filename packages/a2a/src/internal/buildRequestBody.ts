@@ -42,7 +42,11 @@ export const validateSessionUid = (agentSessionUid: string): Effect.Effect<strin
 /** @internal */
 export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputError> => {
   const id = typeof taskId === "string" ? taskId.trim() : ""
-  return id === "" ? Effect.fail(inputError("taskId", "must not be blank")) : Effect.succeed(id)
+  if (id === "") return Effect.fail(inputError("taskId", "must not be blank"))
+  // A URL keeps "." and ".." (encoded or not) as dot segments: /tasks/.. would be another path.
+  return id === "." || id === ".."
+    ? Effect.fail(inputError("taskId", `must not be "${id}" (it goes into the URL path)`))
+    : Effect.succeed(id)
 }
 
 const hex = (n: number) => n.toString(16).padStart(2, "0")

@@ -16,6 +16,7 @@ import type * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import type * as Timeout from "../Timeout.js"
+import { scrubTexts } from "./scrubSecrets.js"
 
 /**
  * A transient answer of a session's resolution, and when the platform asked to be asked again.
@@ -80,7 +81,8 @@ export interface Call {
   readonly sent: boolean
   /** The last transient answer while waiting for the runtime. */
   readonly waitingFor: Option.Option<RuntimeAccess.Transient>
-  readonly lastTask: Option.Option<A2AProtocol.Task>
+  /** The last Task seen, its texts scrubbed of secrets (it goes on a timeout error). */
+  readonly lastTask: Option.Option<unknown>
   /** The phase limit of the exchange under way, if any (`deadlines.ts`). */
   readonly phase: PhaseDeadline | undefined
 }
@@ -160,9 +162,9 @@ export const noteWaiting = (call: Call, transient: RuntimeAccess.Transient): Eff
   })
 
 /** @internal */
-export const noteTask = (call: Call, task: A2AProtocol.Task): Effect.Effect<void> =>
+export const noteTask = (call: Call, task: A2AProtocol.Task, scrub: (text: string) => string): Effect.Effect<void> =>
   Effect.sync(() => {
-    ;(call as MutableCall).lastTask = Option.some(task)
+    ;(call as MutableCall).lastTask = Option.some(scrubTexts(task, scrub))
   })
 
 /** @internal */

@@ -154,7 +154,7 @@ export const exchange = <TooLarge>(
   options: ExchangeOptions<TooLarge>
 ): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
   const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
-  const server = Telemetry.serverOf(request.url)
+  const server = Telemetry.serverOf(shown.url)
   const attributes = {
     ...spanAttributes(call),
     ...Telemetry.httpAttributes(request, server),
@@ -206,13 +206,14 @@ export const exchange = <TooLarge>(
       const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
       return answer
     }).pipe(Telemetry.observeHttpRequest(request, options.peer, server, span, (now) => deadlinePassed(call, now)))
-  // A leaf span: nothing runs under it, so it is not made the current span (`withSpan`'s extra context).
+  // A leaf span: nothing runs under it, so it is not made the current span (`withSpan`'s extra context). It
+  // ends holding a function, not the answer, so a tracer never sees headers or a body that may echo a token.
   return withinPhaseLimits(call, (progress) =>
     Effect.useSpan(
       request.method,
       { kind: "client", captureStackTrace: false, attributes },
-      (span) => send(progress, span)
-    ))
+      (span) => Effect.map(send(progress, span), (answer) => () => answer)
+    )).pipe(Effect.map((answer) => answer()))
 }
 
 /** The body, read whole unless it passes `maxBytes`; each chunk is progress for the phase limits. */
@@ -307,10 +308,11 @@ export const maxDetailLength = 1000
  * @internal
  */
 export const describeBody = (answer: HttpAnswer, scrub: (text: string) => string): string | undefined => {
-  const text = scrub(textOf(answer))
+  const text = textOf(answer)
   const mediaType = mediaTypeOf(answer)
-  if (mediaType === "text/html" || /^\s*<(!doctype|html)/i.test(text)) {
-    const title = /<title[^>]*>([^<]*)<\/title>/i.exec(text)?.[1]
+  if (mediaType === "text/html" || /^\s*<(!doctype|html)/i.test(text.slice(0, 1024))) {
+    // Searched in the page's head only, with bounded repetitions: a hostile page cannot make it slow.
+    const title = /<title\b[^>]{0,1024}>([^<]{0,4096})<\/title>/i.exec(text.slice(0, 16384))?.[1]
     const shown = title === undefined ? undefined : platformText(title, scrub, 200)
     return shown === undefined ? "an HTML error page" : `an HTML page "${shown}"`
   }

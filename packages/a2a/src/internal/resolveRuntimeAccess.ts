@@ -12,10 +12,17 @@ import * as RuntimeAccess from "../RuntimeAccess.js"
 import { schemaPath } from "./answers.js"
 import { enterStep, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
+import { maxDetailLength } from "./exchange.js"
 import * as Telemetry from "./telemetry.js"
 
 // Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
 const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
+
+/** A text of the platform's for display: scrubbed of secrets and at most `maxDetailLength` characters. */
+const shownWith = (scrub: (text: string) => string) => (text: string): string => {
+  const scrubbed = scrub(text)
+  return scrubbed.length > maxDetailLength ? `${scrubbed.slice(0, maxDetailLength)}…` : scrubbed
+}
 
 /** An object's string fields `scrub`bed (a notice, a presence: shown in errors and progress, never decided on). */
 const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: string) => string): A | undefined =>
@@ -25,7 +32,7 @@ const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: stri
 
 /**
  * The decision's texts from the platform (state, notice, detail, presence, expiry, service uid) `scrub`bed of
- * secrets; the `rpcUrl` is used as given.
+ * secrets and cut; the `rpcUrl` is used as given.
  */
 const scrubDecision = (
   decision: RuntimeAccess.Decision,
@@ -80,7 +87,7 @@ export const resolveRuntimeAccess = (call: CallContext, attempt: number) =>
     if (decoded.token !== undefined && decoded.token !== null) secrets.add("runtime", decoded.token)
     return yield* Either.map(
       Either.mapLeft(RuntimeAccess.decide(decoded), contractError),
-      (decision) => scrubDecision(decision, secrets.scrub)
+      (decision) => scrubDecision(decision, shownWith(secrets.scrub))
     )
   }).pipe(
     Effect.onExit((exit) =>

@@ -18,8 +18,9 @@ export const redactedMarker = "[redacted]"
 
 // A JSON `"token"` member (also `"access"` / `"refresh"`, the backend's token answer), value escapes included.
 const tokenMember = /("(?:token|access|refresh)"\s*:\s*")(?:[^"\\]|\\.)*("|$)/g
-// Credentials of a URL (`http://user:password@proxy:3128`) and a Basic `Proxy-Authorization` value.
-const urlCredentials = /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/@"]+@/gi
+// Credentials of a URL (`http://user:password@proxy:3128`) and a Basic `Proxy-Authorization` value; each
+// repetition is bounded, so a hostile text ("a-a-a-…") costs linear time, not quadratic.
+const urlCredentials = /(\b[a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/@"]{1,1024}@/gi
 const basicCredentials = /(\bBasic\s+)([A-Za-z0-9+/]{4,}={0,2})/g
 
 /** Whether `base64` is Basic credentials: `user:password` once decoded. */
@@ -39,14 +40,19 @@ const isUserPassword = (base64: string): boolean => {
  */
 export const minSecretLength = 8
 
+// Control characters other than whitespace: removed first, so a secret split by one is still found whole.
+const controlCharacters = /[^\P{Cc}\s]/gu
+
 /**
- * `text` with every occurrence of a secret of `secrets` (of at least {@link minSecretLength} characters),
- * every `"token": "…"` value and every URL's or `Basic` credentials replaced by {@link redactedMarker}.
+ * `text` without its control characters (whitespace kept), and with every occurrence of a secret of `secrets`
+ * (of at least {@link minSecretLength} characters), every `"token": "…"` value and every URL's or `Basic`
+ * credentials replaced by {@link redactedMarker}.
  *
  * @internal
  */
 export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string => {
-  let scrubbed = text.replace(tokenMember, `$1${redactedMarker}$2`).replace(urlCredentials, `$1${redactedMarker}@`)
+  let scrubbed = text.replace(controlCharacters, "").replace(tokenMember, `$1${redactedMarker}$2`)
+    .replace(urlCredentials, `$1${redactedMarker}@`)
     .replace(
       basicCredentials,
       (basic, prefix: string, value: string) => isUserPassword(value) ? `${prefix}${redactedMarker}` : basic
@@ -55,6 +61,18 @@ export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<s
   const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
   for (const value of values.sort((a, b) => b.length - a.length)) scrubbed = scrubbed.split(value).join(redactedMarker)
   return scrubbed
+}
+
+/**
+ * A JSON value (an answer kept on an error) with each of its strings passed through `scrub`.
+ *
+ * @internal
+ */
+export const scrubTexts = (value: unknown, scrub: (text: string) => string): unknown => {
+  if (typeof value === "string") return scrub(value)
+  if (Array.isArray(value)) return value.map((item) => scrubTexts(item, scrub))
+  if (typeof value !== "object" || value === null) return value
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, scrubTexts(field, scrub)]))
 }
 
 /**

@@ -98,7 +98,7 @@ export const sendToRuntime = (
   body: RequestBody
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError | RuntimeRejected> => {
   const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
-  return Effect.annotateCurrentSpan(Telemetry.serverOf(request.url)).pipe(
+  return Effect.annotateCurrentSpan(Telemetry.serverOf(call.backend.secrets.scrub(request.url))).pipe(
     Effect.zipRight(enterStep(call, "send-message")),
     Effect.zipRight(runtimeExchange(call, "send-message", request, true)),
     Effect.flatMap((answer) =>

@@ -62,7 +62,7 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
         const request = cancel
           ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
           : runtimeRequest(access, "GET", path, undefined)
-        yield* Effect.annotateCurrentSpan(Telemetry.serverOf(request.url))
+        yield* Effect.annotateCurrentSpan(Telemetry.serverOf(call.backend.secrets.scrub(request.url)))
         const answer = yield* runtimeExchange(call, step, request, false)
         const task = yield* checkRuntimeAnswer(
           answer,
@@ -70,7 +70,7 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
           (answer) => taskError(taskId, answer, call.backend.secrets.scrub),
           (answer) => decodeTaskAnswer(call, answer, call.backend.secrets.scrub)
         )
-        yield* noteTask(call, task)
+        yield* noteTask(call, task, call.backend.secrets.scrub)
         yield* Effect.annotateCurrentSpan("a2a.task.state", task.status.state)
         return task
       })

@@ -160,7 +160,8 @@ const counterWith = taggedOnce<Metric.Metric.Counter<number>>(Metric.taggedWithL
 const histogramWith = taggedOnce<Metric.Metric.Histogram<number>>(Metric.taggedWithLabels)
 
 /**
- * The address and port of a URL, as OpenTelemetry's `server.address` and `server.port`.
+ * The address and port of a URL, as OpenTelemetry's `server.address` and `server.port`; none for a URL
+ * that does not parse (a scrubbed one whose host held a secret).
  *
  * @internal
  */

@@ -75,6 +75,9 @@ class RequestHandler implements Undici.Dispatcher.DispatchHandler {
     status: number,
     headers: Record<string, string | Array<string> | undefined>
   ): void {
+    // An informational head (`103 Early Hints`) comes before the answer's own; a 101 without an upgrade asked
+    // for fails the request in undici.
+    if (status < 200 && status !== 101) return
     this.settleHead({ status, headers: Headers.fromInput(headers) })
   }
 
