@@ -150,6 +150,12 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
       const value = (yield* Effect.promise(() => redis.admin.get(prefix + "k"))) ?? ""
       expect(value.startsWith("clear.")).toBe(true)
       expect(Option.isSome(yield* clear.get("k"))).toBe(true)
+      // a clear entry planted with an address that is not http(s), or a token a header cannot carry, is a miss
+      for (const [rpcUrl, token] of [["not a url", "tok"], ["https://rt.example/", "tok\r\nX-Evil: 1"]]) {
+        const planted = JSON.stringify({ rpcUrl, token, validUntilMillis: Date.now() + 60_000 })
+        yield* Effect.promise(() => redis.admin.set(prefix + "planted", `clear.${planted}`))
+        expect(yield* clear.get("planted")).toEqual(Option.none())
+      }
       // an encrypting store never takes a clear entry: whoever can write Redis cannot plant an access
       const encrypting = yield* RedisRuntimeAccessStore.make({
         url: redis.url,

@@ -12,9 +12,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import type * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
+import { bearerTokenProblem } from "./internal/bearerToken.js"
 import { makeClientEnv } from "./internal/clientEnv.js"
 import { backendUrlProblem } from "./internal/httpUrl.js"
 import type * as Options from "./internal/options.js"
@@ -156,7 +158,8 @@ export const layer = (
 /**
  * The options from the environment: `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN`, and the optional
  * `MAINSEQUENCE_REFRESH_TOKEN`, `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES`. An endpoint that is
- * not an `http:` or `https:` base URL is `InvalidData`.
+ * not an `http:` or `https:` base URL is `InvalidData`, and so is an access token (trimmed) that an HTTP header
+ * cannot carry.
  *
  * @since 0.1.0
  * @category config
@@ -166,7 +169,12 @@ export const config: Config.Config<A2AClientOptions> = Config.all({
     const problem = backendUrlProblem(url.trim())
     return problem === undefined ? Either.right(url) : Either.left(ConfigError.InvalidData([], problem))
   })),
-  accessToken: Config.redacted(Config.nonEmptyString("MAINSEQUENCE_ACCESS_TOKEN")),
+  accessToken: Config.nonEmptyString("MAINSEQUENCE_ACCESS_TOKEN").pipe(Config.mapOrFail((token) => {
+    const problem = bearerTokenProblem(token.trim())
+    return problem === undefined
+      ? Either.right(Redacted.make(token.trim()))
+      : Either.left(ConfigError.InvalidData([], problem))
+  })),
   refreshToken: Config.option(Config.redacted(Config.nonEmptyString("MAINSEQUENCE_REFRESH_TOKEN"))),
   username: Config.option(Config.nonEmptyString("MAINSEQUENCE_USERNAME")),
   maxResponseBytes: Config.option(Config.integer("MAINSEQUENCE_MAX_RESPONSE_BYTES"))

@@ -9,6 +9,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { bearerTokenProblem } from "./internal/bearerToken.js"
 import { httpUrlProblem } from "./internal/httpUrl.js"
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -235,8 +236,11 @@ export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decisi
       return Either.left("can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token")
     }
     const unusable = httpUrlProblem(answer.rpc_url.trim())
+    const unusableToken = bearerTokenProblem(Redacted.value(token))
     return unusable !== undefined
       ? Either.left(`rpc_url ${unusable}`)
+      : unusableToken !== undefined
+      ? Either.left(`the token ${unusableToken}`)
       : Either.right({
         _tag: "Admitted",
         rpcUrl: answer.rpc_url.trim(),

@@ -20,7 +20,9 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
+import { bearerTokenProblem } from "./internal/bearerToken.js"
 import { parseBoundedJson } from "./internal/boundedJson.js"
+import { httpUrlProblem } from "./internal/httpUrl.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -263,13 +265,31 @@ export const decodeStoredJson = <A, I>(
 }
 
 /**
+ * A stored entry's `rpcUrl`: an absolute `http:` or `https:` URL. What a store reads may have been written by
+ * anyone; an entry whose address is anything else is a miss, never sent to.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StoredRpcUrl = Schema.String.pipe(Schema.filter((url) => httpUrlProblem(url) === undefined))
+
+/**
+ * A stored entry's runtime token: one an HTTP header can carry (visible ASCII, no spaces); an entry with
+ * another token is a miss.
+ *
+ * @since 0.1.0
+ * @category schemas
+ */
+export const StoredToken = Schema.String.pipe(Schema.filter((token) => bearerTokenProblem(token) === undefined))
+
+/**
  * The layout of an entry in a `KeyValueStore`: a versioned JSON object, the token in clear (the store is
  * where the token lives, as the CLI's 0600 file is).
  */
 const StoredFields = Schema.Struct({
   version: Schema.Literal(1),
-  rpcUrl: Schema.String,
-  token: Schema.Redacted(Schema.String),
+  rpcUrl: StoredRpcUrl,
+  token: Schema.Redacted(StoredToken),
   validUntilMillis: Schema.Number,
   serviceUid: Schema.optional(Schema.String)
 })

@@ -59,7 +59,7 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
       return { ...error }
     })
 
-  it.effect("a blank or unusable backend URL, a blank access token, a maxResponseBytes that is not a positive integer", () =>
+  it.effect("a blank or unusable backend URL, a blank or unsendable access token, a bad maxResponseBytes", () =>
     shared(Effect.gen(function*() {
       for (const backendUrl of ["", "   "]) {
         expect(yield* refused({ backendUrl })).toEqual({
@@ -89,6 +89,13 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
           _tag: "A2AInputError",
           field: "accessToken",
           reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
+        })
+      }
+      for (const accessToken of ["user-token\n", "user token", Redacted.make("tök€n")]) {
+        expect(yield* refused({ accessToken })).toEqual({
+          _tag: "A2AInputError",
+          field: "accessToken",
+          reason: "must be visible ASCII characters without spaces or line breaks (it is sent as a Bearer credential)"
         })
       }
       const notHttp = "has the scheme file:; it must be an absolute http: or https: URL"

@@ -351,6 +351,27 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
       expect(yield* cache.get("deep")).toEqual(Option.none())
     }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
 
+  it.effect("an entry whose rpcUrl is not an http(s) URL or whose token a header cannot carry is a miss", () =>
+    Effect.gen(function*() {
+      const cache = yield* RuntimeAccessCache.RuntimeAccessCache
+      const kv = yield* KeyValueStore.KeyValueStore
+      const stored = (rpcUrl: string, token: string) =>
+        JSON.stringify({ version: 1, rpcUrl, token, validUntilMillis: 60_000 })
+      const entries: ReadonlyArray<readonly [string, string, boolean]> = [
+        ["https://rt.example", "tok", true],
+        ["not a url", "tok", false],
+        ["file:///etc/passwd", "tok", false],
+        ["https://rt.example", "tok\r\nX-Evil: 1", false],
+        ["https://rt.example", "tok en", false]
+      ]
+      const read: Array<boolean> = []
+      for (const [i, [rpcUrl, token]] of entries.entries()) {
+        yield* kv.set(`mainsequence-a2a-runtime-access-k${i}`, stored(rpcUrl, token))
+        read.push(Option.isSome(yield* cache.get(`k${i}`)))
+      }
+      expect(read).toEqual(entries.map(([, , expected]) => expected))
+    }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
+
   it.effect("set refuses an access that expires exactly now, whatever the store would keep", () =>
     Effect.gen(function*() {
       // a store that keeps whatever it is given, expired or not

@@ -231,6 +231,32 @@ describe("rules: can_submit false with a transient state but no numeric retry_af
     }))
 })
 
+describe("rules: an admitted runtime token must be one an HTTP header can carry (SPEC §3)", () => {
+  it.effect("a token with a line break, a space or a non-ASCII character → BackendContractError, nothing sent", () =>
+    Effect.gen(function*() {
+      for (const token of ["tok\nen", "tok\r\nX-Evil: 1", "tok en", "tök€n"]) {
+        const error = yield* resolveAnswered({
+          status: 200,
+          body: {
+            mode: "token",
+            rpc_url: `${base}/runtimes/x/`,
+            token,
+            runtime_interaction: { state: "ready", can_submit: true }
+          }
+        })
+        expect(error).toEqual({
+          _tag: "BackendContractError",
+          agentSessionUid: sessionUid,
+          messageId: "m-1",
+          url: resolveUrl,
+          status: 200,
+          reason:
+            "the token must be visible ASCII characters without spaces or line breaks (it is sent as a Bearer credential)"
+        })
+      }
+    }))
+})
+
 describe("rules: the resolve request on the wire (SPEC §3)", () => {
   it.effect("POST with the user's bearer token, JSON content type and accept, body {}", () =>
     Effect.gen(function*() {
@@ -284,24 +310,26 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a refresh answer without a usable access token is a refused refresh", () => {
-    const { layer, overridden } = simulatedWith(
-      { sessions: [session()] },
-      (request) =>
-        request.url === resolveUrl
-          ? { status: 401, body: { detail: "expired" } }
-          : request.url === refreshUrl
-          ? { status: 200, body: { access: "  " } }
-          : undefined,
-      { refreshToken: Redacted.make("refresh-1") }
-    )
-    return Effect.gen(function*() {
-      const a2a = yield* A2AClient.A2AClient
-      const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
-      expect(error._tag).toBe("NotLoggedInError")
-      expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
-    }).pipe(Effect.provide(layer))
-  })
+  for (const access of ["  ", "new\ntoken", " new-token"]) {
+    it.effect(`a refresh answer without a usable access token is a refused refresh: ${JSON.stringify(access)}`, () => {
+      const { layer, overridden } = simulatedWith(
+        { sessions: [session()] },
+        (request) =>
+          request.url === resolveUrl
+            ? { status: 401, body: { detail: "expired" } }
+            : request.url === refreshUrl
+            ? { status: 200, body: { access } }
+            : undefined,
+        { refreshToken: Redacted.make("refresh-1") }
+      )
+      return Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
+        expect(error._tag).toBe("NotLoggedInError")
+        expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
+      }).pipe(Effect.provide(layer))
+    })
+  }
 
   it.effect("the refresh request: POST {\"refresh\": …} as JSON; the new token is used for the retry", () => {
     const seen: Array<{ url: string; body: string; type: string | undefined; auth: string | undefined }> = []

@@ -7,7 +7,10 @@
  *   foreign-version file reads as empty and is replaced by the next write — never a crash;
  * - a file over {@link maxFileBytes} or nested deeper than {@link maxFileDepth} is corrupt too: its size is
  *   checked before it is read, its nesting before it is parsed, so a hostile file costs a send milliseconds;
- * - an entry whose `rpcUrl` is not an absolute `http:` / `https:` URL makes the file corrupt (never followed);
+ * - only a regular file of the user's own that no one else may read or write is read (opened without
+ *   following a link or waiting on a FIFO); anything else at that path reads as empty;
+ * - an entry whose `rpcUrl` is not an absolute `http:` / `https:` URL, or whose token an HTTP header cannot
+ *   carry, makes the file corrupt (never sent to);
  * - a write merges with the file's content read right before it, so concurrent CLI processes keep each
  *   other's entries as far as possible and never leave a torn file (the rename is atomic).
  *
@@ -25,6 +28,7 @@ import * as Random from "effect/Random"
 import * as Record from "effect/Record"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import * as NodeFs from "node:fs"
 
 /**
  * The file name of the cache inside the config directory.
@@ -59,13 +63,9 @@ export const maxFileBytes = 1024 * 1024
  */
 export const maxFileDepth = 8
 
-const HttpUrl = Schema.String.pipe(
-  Schema.filter((url) => URL.canParse(url) && ["http:", "https:"].includes(new URL(url).protocol))
-)
-
 const Entry = Schema.Struct({
-  rpcUrl: HttpUrl,
-  token: Schema.String,
+  rpcUrl: RuntimeAccessCache.StoredRpcUrl,
+  token: RuntimeAccessCache.StoredToken,
   validUntilMillis: Schema.Number,
   serviceUid: Schema.optional(Schema.String)
 })
@@ -106,6 +106,27 @@ const fromEntry = (entry: Entry): RuntimeAccessCache.CachedRuntimeAccess => ({
 })
 
 /**
+ * The text of `filePath` if it is a regular file of this user's, of mode 0600 or stricter, of at most
+ * {@link maxFileBytes}. The checks run on the open file, so nothing can be swapped in between.
+ */
+const readPrivateFile = (filePath: string): Effect.Effect<Option.Option<string>> =>
+  Effect.tryPromise(async () => {
+    const { O_NOFOLLOW = 0, O_NONBLOCK = 0, O_RDONLY } = NodeFs.constants
+    const handle = await NodeFs.promises.open(filePath, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+    try {
+      const info = await handle.stat()
+      const uid = process.getuid?.()
+      const ownAndPrivate = uid === undefined || (info.uid === uid && (info.mode & 0o077) === 0)
+      if (!info.isFile() || !ownAndPrivate || info.size > maxFileBytes) return Option.none<string>()
+      const bytes = Buffer.alloc(info.size)
+      const { bytesRead } = await handle.read(bytes, 0, info.size, 0)
+      return Option.some(bytes.toString("utf8", 0, bytesRead))
+    } finally {
+      await handle.close()
+    }
+  }).pipe(Effect.orElseSucceed(() => Option.none<string>()))
+
+/**
  * @since 0.1.0
  * @category models
  */
@@ -130,15 +151,9 @@ export const make = (
     // One read-modify-write at a time inside this process; across processes the rename keeps the file whole.
     const writeLock = yield* Effect.makeSemaphore(1)
 
-    const readEntries: Effect.Effect<Record.ReadonlyRecord<string, Entry>> = fs.stat(filePath).pipe(
-      Effect.flatMap((info) =>
-        info.size > FileSystem.Size(maxFileBytes) ? Effect.succeed(Option.none()) : Effect.map(
-          fs.readFileString(filePath),
-          decodeCacheFile
-        )
-      ),
-      Effect.map(Option.match({ onNone: () => ({}), onSome: (file) => file.entries })),
-      Effect.orElseSucceed(() => ({}))
+    const readEntries: Effect.Effect<Record.ReadonlyRecord<string, Entry>> = readPrivateFile(filePath).pipe(
+      Effect.map((text) => Option.flatMap(text, decodeCacheFile)),
+      Effect.map(Option.match({ onNone: () => ({}), onSome: (file) => file.entries }))
     )
 
     const writeEntries = (entries: Record.ReadonlyRecord<string, Entry>) =>

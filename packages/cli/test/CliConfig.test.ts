@@ -73,4 +73,20 @@ describe("CliConfig", () => {
       )
       expect(options.backendUrl).toBe(" https://h/prefix/ ")
     }))
+
+  it.effect("an access token is read trimmed; one an HTTP header cannot carry is named in one line, never shown", () =>
+    Effect.gen(function*() {
+      const read = (token: string) =>
+        CliConfig.clientOptions.pipe(withEnv({ MAINSEQUENCE_ENDPOINT: "https://h", MAINSEQUENCE_ACCESS_TOKEN: token }))
+      const options = yield* read(" user-token-1\r\n")
+      expect(Redacted.isRedacted(options.accessToken) && Redacted.value(options.accessToken)).toBe("user-token-1")
+      for (const token of ["user\ntoken-1", "user token-1", "tök€n-1"]) {
+        const error = CliConfig.fromConfigError(yield* Effect.flip(read(token)))
+        expect(error.message).toBe(
+          "Invalid configuration: MAINSEQUENCE_ACCESS_TOKEN must be visible ASCII characters without spaces or line " +
+            "breaks (it is sent as a Bearer credential)"
+        )
+        expect(error.message).not.toContain("token-1")
+      }
+    }))
 })

@@ -5,6 +5,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { execFileSync } from "node:child_process"
 import * as FileAccessStore from "../src/FileAccessStore.js"
 
 const access = (n: number, validUntilMillis = 10_000_000) => ({
@@ -22,7 +23,9 @@ const setup = Effect.gen(function*() {
   const file = path.join(directory, FileAccessStore.fileName)
   const store = yield* FileAccessStore.make({ directory })
   const readJson = Effect.map(fs.readFileString(file), (text): unknown => JSON.parse(text))
-  return { fs, path, directory, file, store, readJson }
+  // The store reads only a file no one else may read or write.
+  const writePrivate = (content: string) => fs.writeFileString(file, content, { mode: 0o600 })
+  return { fs, path, directory, file, store, readJson, writePrivate }
 })
 
 describe("FileAccessStore", () => {
@@ -65,7 +68,7 @@ describe("FileAccessStore", () => {
 
   it.scoped("reads a missing, corrupt or foreign-version file as empty and replaces it", () =>
     Effect.gen(function*() {
-      const { directory, file, fs, readJson, store } = yield* setup
+      const { directory, file, fs, readJson, store, writePrivate } = yield* setup
       expect(yield* store.get("key-1")).toEqual(Option.none())
       yield* fs.makeDirectory(directory, { recursive: true })
       for (
@@ -77,7 +80,7 @@ describe("FileAccessStore", () => {
           JSON.stringify([1, 2, 3])
         ]
       ) {
-        yield* fs.writeFileString(file, content)
+        yield* writePrivate(content)
         expect(yield* store.get("key-1")).toEqual(Option.none())
         yield* store.set("key-3", access(3))
         const json = (yield* readJson) as { version: number; entries: Record<string, unknown> }
@@ -89,7 +92,7 @@ describe("FileAccessStore", () => {
 
   it.scoped("a file over 1 MiB, nested deeper than 8 levels or with a non-http(s) rpcUrl is corrupt, and replaced", () =>
     Effect.gen(function*() {
-      const { directory, file, fs, readJson, store } = yield* setup
+      const { directory, fs, readJson, store, writePrivate } = yield* setup
       yield* fs.makeDirectory(directory, { recursive: true })
       const entry = (rpcUrl: string, extra = "") =>
         `{"version":1,"entries":{"key-1":{"rpcUrl":"${rpcUrl}","token":"t","validUntilMillis":9e15${extra}}}}`
@@ -109,10 +112,10 @@ describe("FileAccessStore", () => {
       ]
       expect([FileAccessStore.maxFileBytes, FileAccessStore.maxFileDepth]).toEqual([1024 * 1024, 8])
       for (const [content, read] of cases) {
-        yield* fs.writeFileString(file, content)
+        yield* writePrivate(content)
         expect(Option.isSome(yield* store.get("key-1")), content.slice(0, 120)).toBe(read)
       }
-      yield* fs.writeFileString(file, nested(6))
+      yield* writePrivate(nested(6))
       yield* store.set("key-2", access(2))
       const json = (yield* readJson) as { version: number; entries: Record<string, unknown> }
       expect([json.version, Object.keys(json.entries)]).toEqual([1, ["key-2"]])
@@ -120,11 +123,10 @@ describe("FileAccessStore", () => {
 
   it.scoped("a 20 MB corrupt file (a valid start, then deep nesting) reads as empty at once, and is replaced", () =>
     Effect.gen(function*() {
-      const { directory, file, fs, readJson, store } = yield* setup
+      const { directory, fs, readJson, store, writePrivate } = yield* setup
       yield* fs.makeDirectory(directory, { recursive: true })
       const levels = 10 * 1024 * 1024
-      yield* fs.writeFileString(
-        file,
+      yield* writePrivate(
         `{"version":1,"entries":{"key-1":{"rpcUrl":"https://rt.example/","token":"t","validUntilMillis":9e15,"x":${
           "[".repeat(levels)
         }${"]".repeat(levels)}}}}`
@@ -132,6 +134,53 @@ describe("FileAccessStore", () => {
       expect(yield* store.get("key-1")).toEqual(Option.none())
       yield* store.set("key-2", access(2))
       expect(Object.keys(((yield* readJson) as { entries: Record<string, unknown> }).entries)).toEqual(["key-2"])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("an entry whose token an HTTP header cannot carry is corrupt, never sent", () =>
+    Effect.gen(function*() {
+      const { directory, fs, store, writePrivate } = yield* setup
+      yield* fs.makeDirectory(directory, { recursive: true })
+      const entry = (token: string) =>
+        JSON.stringify({
+          version: 1,
+          entries: { "key-1": { rpcUrl: "https://rt.example/", token, validUntilMillis: 9e15 } }
+        })
+      const read: Array<boolean> = []
+      for (const token of ["tok-1.A_b~c+/=", "tok\nen", "tok en", "tok\r\nX-Evil: 1", "tök€n", ""]) {
+        yield* writePrivate(entry(token))
+        read.push(Option.isSome(yield* store.get("key-1")))
+      }
+      expect(read).toEqual([true, false, false, false, false, false])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("reads only a regular file of the user's own, mode 0600: anything else at the path reads as empty at once", () =>
+    Effect.gen(function*() {
+      const { directory, file, fs, path, readJson, store } = yield* setup
+      yield* fs.makeDirectory(directory, { recursive: true })
+      yield* store.set("key-1", access(1))
+      expect(Option.isSome(yield* store.get("key-1"))).toBe(true)
+      // readable by others: not trusted (a write makes it 0600 again)
+      yield* fs.chmod(file, 0o644)
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* fs.chmod(file, 0o620)
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* fs.chmod(file, 0o600)
+      expect(Option.isSome(yield* store.get("key-1"))).toBe(true)
+      // a link, even to a valid private file, to an endless device, and a FIFO without a writer
+      const valid = path.join(directory, "valid.json")
+      yield* fs.rename(file, valid)
+      yield* fs.symlink(valid, file)
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* fs.remove(file)
+      yield* fs.symlink("/dev/zero", file)
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      yield* fs.remove(file)
+      execFileSync("mkfifo", ["-m", "600", file])
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+      // and each is replaced by the next write
+      yield* store.set("key-2", access(2))
+      expect(Object.keys(((yield* readJson) as { entries: Record<string, unknown> }).entries)).toEqual(["key-2"])
+      expect((yield* fs.stat(file)).type).toBe("File")
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("never fails when the file cannot be read or written", () =>

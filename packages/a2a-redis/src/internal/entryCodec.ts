@@ -8,7 +8,7 @@
  *
  * A value of the other kind, of an unknown key id, tampered with or not parsing is `None` (a miss).
  */
-import type { RuntimeAccessCache } from "@mainsequence/a2a"
+import { RuntimeAccessCache } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Encoding from "effect/Encoding"
@@ -35,8 +35,8 @@ export interface EntryCodec {
 }
 
 const Payload = Schema.parseJson(Schema.Struct({
-  rpcUrl: Schema.String,
-  token: Schema.Redacted(Schema.String),
+  rpcUrl: RuntimeAccessCache.StoredRpcUrl,
+  token: Schema.Redacted(RuntimeAccessCache.StoredToken),
   validUntilMillis: Schema.Number,
   serviceUid: Schema.optional(Schema.String)
 }))

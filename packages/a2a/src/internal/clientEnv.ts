@@ -11,6 +11,7 @@ import type * as Scope from "effect/Scope"
 import * as A2AError from "../A2AError.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as backendClient from "./backendClient.js"
+import { bearerTokenProblem } from "./bearerToken.js"
 import { type Call, makeSessionState, type SessionState } from "./callContext.js"
 import { backendUrlProblem } from "./httpUrl.js"
 import type { A2AClientOptions } from "./options.js"
@@ -125,6 +126,10 @@ const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2
     return Effect.fail(
       new A2AError.A2AInputError({ field: "accessToken", reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)" })
     )
+  }
+  const unusableToken = bearerTokenProblem(Redacted.value(options.accessToken))
+  if (unusableToken !== undefined) {
+    return Effect.fail(new A2AError.A2AInputError({ field: "accessToken", reason: unusableToken }))
   }
   const max = options.maxResponseBytes
   if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
