@@ -2,7 +2,9 @@
  * `--debug`: each HTTP exchange of a call written to stderr as it happens, every line starting with
  * `debug #N` (N counts the exchanges of the run): the request (method, URL, headers, a body excerpt), then the
  * response head (status, time to it, headers) or the failure, then, once the SDK has read the body, its size,
- * the time to its end and an excerpt. Every credential is redacted (see `Redact.ts`).
+ * the time to its end and an excerpt. Every credential is redacted (see `Redact.ts`), and so, from the request
+ * that carries it on, is each token a request's `Authorization` or `Proxy-Authorization` holds (a runtime token
+ * the CLI got from the backend or its cache, a refreshed one): a server that echoes it shows it redacted.
  *
  * It decorates the `HttpClient` the SDK is given (`HttpClient.transform`); the SDK's core is unchanged. The
  * body excerpt is taken from the chunks as the SDK reads them, never by reading the body itself: each chunk
@@ -12,6 +14,7 @@
  * @since 0.2.0
  */
 import type * as Cookies from "@effect/platform/Cookies"
+import type * as Headers from "@effect/platform/Headers"
 import type * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
@@ -28,7 +31,7 @@ import * as Exit from "effect/Exit"
 import * as Inspectable from "effect/Inspectable"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Output } from "./Output.js"
 import * as Redact from "./Redact.js"
@@ -52,7 +55,7 @@ const redactionMargin = 4096
 export interface Options {
   /** Writes text to the log (add the newline yourself). */
   readonly write: (text: string) => Effect.Effect<void>
-  /** Values to hide wherever they appear (the tokens and proxy URL the CLI was given). */
+  /** Values to hide wherever they appear (the tokens and proxy URL the CLI was given); requests add theirs. */
   readonly secrets: ReadonlyArray<Redacted.Redacted<string>>
 }
 
@@ -87,6 +90,38 @@ class Excerpt {
     const redacted = Redact.text(utf8.decode(bytes), known)
     const cut = this.size > excerptBytes
     return `${oneLine(cut ? redacted.slice(0, excerptBytes) : redacted)}${cut ? " …" : ""}`
+  }
+}
+
+/**
+ * How many credentials seen in requests (see `Redact.requestCredentials`) stay hidden, the newest kept.
+ *
+ * @since 0.2.0
+ * @category constants
+ */
+export const learnedSecrets = 256
+
+/** The texts to hide: those the CLI was given, and the credentials its requests carried since. */
+class KnownSecrets {
+  private readonly learned = new Set<string>()
+  current: ReadonlyArray<string>
+
+  constructor(private readonly given: ReadonlyArray<Redacted.Redacted<string>>) {
+    this.current = Redact.knownSecrets(given)
+  }
+
+  learn(headers: Headers.Headers): void {
+    const seen = Redact.knownSecrets(Redact.requestCredentials(headers))
+    if (seen.every((value) => this.learned.has(value))) return
+    for (const value of seen) {
+      this.learned.delete(value)
+      this.learned.add(value)
+    }
+    for (const oldest of this.learned) {
+      if (this.learned.size <= learnedSecrets) break
+      this.learned.delete(oldest)
+    }
+    this.current = Redact.knownSecrets([...this.given, ...Array.from(this.learned, (value) => Redacted.make(value))])
   }
 }
 
@@ -212,17 +247,20 @@ const observed = (
  * @category constructors
  */
 export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClient.HttpClient => {
-  const known = Redact.knownSecrets(options.secrets)
+  const secrets = new KnownSecrets(options.secrets)
   let exchanges = 0
   return HttpClient.transform(client, (effect, request) =>
     Effect.suspend(() => {
       const n = ++exchanges
+      // A token the CLI got at run time (from the backend, its cache, a refresh) is hidden from this exchange on.
+      secrets.learn(request.headers)
       const log = (lines: ReadonlyArray<string>) => options.write(lines.map((line) => `debug #${n} ${line}\n`).join(""))
-      const what = `${request.method} ${urlOf(request, known)}`
+      // Read at each line: a token another exchange brought since is hidden too.
+      const what = () => `${request.method} ${urlOf(request, secrets.current)}`
       const requestLines = log([
-        `> ${what}`,
-        ...Redact.headerLines(request.headers, known).map((line) => `  ${line}`),
-        ...requestBodyLines(request.body, known)
+        `> ${what()}`,
+        ...Redact.headerLines(request.headers, secrets.current).map((line) => `  ${line}`),
+        ...requestBodyLines(request.body, secrets.current)
       ])
       // Times count from when the request is handed on, after its lines were written.
       return Effect.zipRight(
@@ -233,10 +271,10 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
             Effect.flatMap(since, (elapsed) =>
               log([
                 outcome._tag === "End"
-                  ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(known)}`
+                  ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(secrets.current)}`
                   : outcome._tag === "Failed"
                   ? `< body failed after ${excerpt.size} bytes and ${elapsed}: ${
-                    oneLine(Redact.text(outcome.why, known))
+                    oneLine(Redact.text(outcome.why, secrets.current))
                   }`
                   : `< body stopped after ${excerpt.size} bytes and ${elapsed} (a limit ran out, or the run was stopped)`
               ]))
@@ -245,17 +283,17 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
               Exit.isSuccess(exit) ? Effect.void : Effect.flatMap(since, (elapsed) =>
                 log([
                   Cause.isInterruptedOnly(exit.cause)
-                    ? `! ${what} stopped after ${elapsed} (a limit ran out, or the run was stopped)`
-                    : `! ${what} failed after ${elapsed}: ${
-                      oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", known))
+                    ? `! ${what()} stopped after ${elapsed} (a limit ran out, or the run was stopped)`
+                    : `! ${what()} failed after ${elapsed}: ${
+                      oneLine(Redact.text(Cause.pretty(exit.cause).split("\n")[0] ?? "", secrets.current))
                     }`
                 ]))
             ),
             Effect.flatMap((response) =>
               Effect.flatMap(since, (elapsed) =>
                 log([
-                  `< ${response.status} ${what} (head after ${elapsed})`,
-                  ...Redact.headerLines(response.headers, known).map((line) => `  ${line}`)
+                  `< ${response.status} ${what()} (head after ${elapsed})`,
+                  ...Redact.headerLines(response.headers, secrets.current).map((line) => `  ${line}`)
                 ]).pipe(Effect.as(observed(response, ended))))
             )
           )

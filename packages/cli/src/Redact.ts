@@ -2,9 +2,10 @@
  * Keeps credentials out of what `--debug` writes (see `HttpDebug.ts`), whatever else is asked: header values
  * whose name says they hold a credential (`Authorization`, `Proxy-Authorization`, cookies, `…-Token`, API
  * keys), JSON members whose key does (`"token"`, `"access_token"`, the backend's `"access"` / `"refresh"`),
- * `Bearer …` / `Basic …` credentials, the user and password of a URL (a proxy's), query parameters named like
- * a credential, anything shaped like a JWT, and every value the CLI itself was given as a secret (the tokens
- * of the environment, a proxy's user and password). Each becomes `<redacted>`, as Effect's `Redacted` prints.
+ * `Bearer …` / `Basic …` credentials, the user and password of a URL (a proxy's), `name=value` pairs named like
+ * a credential wherever they stand (a query, a form, prose: `… token=VALUE …`), anything shaped like a JWT, and
+ * every value the CLI itself was given as a secret (the tokens of the environment, a proxy's user and password)
+ * or `--debug` saw a request carry. Each becomes `<redacted>`, as Effect's `Redacted` prints.
  *
  * @since 0.2.0
  */
@@ -40,11 +41,39 @@ export const knownSecrets = (secrets: ReadonlyArray<Redacted.Redacted<string>>):
   return [...new Set(values.filter((value) => value.trim().length >= 4))].sort((a, b) => b.length - a.length)
 }
 
+const basicParts = (encoded: string): ReadonlyArray<string> => {
+  try {
+    const decoded = new TextDecoder().decode(Uint8Array.from(atob(encoded), (char) => char.charCodeAt(0)))
+    const colon = decoded.indexOf(":")
+    return colon < 0 ? [decoded] : [decoded.slice(0, colon), decoded.slice(colon + 1)]
+  } catch {
+    return []
+  }
+}
+
+/**
+ * The credentials a request carries in its `Authorization` and `Proxy-Authorization` headers: each value
+ * without its scheme (`Bearer`, `Basic`, …) and, for `Basic`, the user and password it encodes. `--debug`
+ * hides them from then on, so a server that echoes the token it received shows it redacted.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const requestCredentials = (headers: Headers.Headers): ReadonlyArray<Redacted.Redacted<string>> =>
+  ["authorization", "proxy-authorization"].flatMap((name) => {
+    const value = headers[name]?.trim() ?? ""
+    const withScheme = /^(\S+)\s+(\S.*)$/.exec(value)
+    const credential = withScheme?.[2] ?? value
+    const parts = withScheme?.[1]?.toLowerCase() === "basic" ? basicParts(credential) : []
+    return [credential, ...parts].filter((part) => part !== "").map((part) => Redacted.make(part))
+  })
+
 // A JSON member; a string value may be cut off by the end of an excerpt.
 const jsonMember = /"([^"\\]*)"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]]+)/g
 const scheme = /\b(Bearer|Basic)\s+[^\s",;]+/gi
 const userInfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]+@/gi
-const parameter = /(^|[?&;])([^=&\s"#]+=)([^&\s"#]*)/g
+// `name=value` wherever it stands (a query, a form, prose, a JSON string); the value may be quoted.
+const parameter = /(^|[?&;,\s"'])([^=&;,?\s"'#]+=)("(?:[^"\\]|\\.)*(?:"|$)|[^&;,\s"#]*)/g
 const jwt = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g
 
 /**

@@ -10,7 +10,8 @@
  *   written once, when absent or when V8 rejected it; caches of other bundles or Node versions are removed then;
  * - written at exit (so it holds the functions the run compiled), to a temporary file renamed into place, mode
  *   0600 in a 0700 directory: `$XDG_CACHE_HOME/mainsequence/code-cache`, else `~/.cache/mainsequence/code-cache`;
- * - read only when the file belongs to this user and nobody else may write it (V8 trusts a cache's bytecode);
+ * - read only when it is a regular file (opened without waiting, so a FIFO there never blocks the start), belongs
+ *   to this user and nobody else may write it (V8 trusts a cache's bytecode);
  * - any error reading or writing it (unwritable directory, full disk) is ignored: the bundle then compiles from
  *   its text, as without a cache.
  *
@@ -71,13 +72,16 @@ export const cacheFileName = (source: string): string =>
 
 // The file must be this user's and writable by nobody else: V8 runs the bytecode a cache holds.
 const ownedByUser = (stats: Fs.Stats): boolean =>
-  stats.isFile() && (process.getuid === undefined || stats.uid === process.getuid()) && (stats.mode & 0o022) === 0
+  (process.getuid === undefined || stats.uid === process.getuid()) && (stats.mode & 0o022) === 0
 
 const readCache = (file: string): Buffer | undefined => {
   let fd: number | undefined
   try {
-    fd = Fs.openSync(file, Fs.constants.O_RDONLY | (Fs.constants.O_NOFOLLOW ?? 0))
-    return ownedByUser(Fs.fstatSync(fd)) ? Fs.readFileSync(fd) : undefined
+    // O_NONBLOCK: opening a FIFO (or a device) would otherwise wait for a writer, and the CLI hang at start.
+    const flags = Fs.constants.O_RDONLY | (Fs.constants.O_NOFOLLOW ?? 0) | (Fs.constants.O_NONBLOCK ?? 0)
+    fd = Fs.openSync(file, flags)
+    const stats = Fs.fstatSync(fd)
+    return stats.isFile() && ownedByUser(stats) ? Fs.readFileSync(fd) : undefined
   } catch {
     return undefined
   } finally {

@@ -59,6 +59,41 @@ describe("HttpDebug", () => {
       expect(bodyLine.slice(bodyLine.indexOf("): ") + 3)).toBe("one\\ntwo\\tthree [2J  31m end")
     }))
 
+  it.effect(
+    "--debug never shows a secret: a runtime that echoes the token it received in a header and in its body shows it redacted",
+    () =>
+      Effect.gen(function*() {
+        // The token came from the backend or the CLI's cache, not from the environment: no secret was given.
+        const token = "rt-Secret-Token-42"
+        const echoing = HttpClient.make((request) =>
+          Effect.succeed(HttpClientResponse.fromWeb(
+            request,
+            new Response(`{"seen":"${request.headers["authorization"] ?? "none"}"} token=${token} again ${token}`, {
+              headers: { "x-echo": token }
+            })
+          ))
+        )
+        let log = ""
+        const client = HttpDebug.wrap(echoing, { write: (text) => Effect.sync(() => void (log += text)), secrets: [] })
+        const sent = HttpClientRequest.get("http://127.0.0.1:9/runtime").pipe(HttpClientRequest.bearerToken(token))
+        const text = yield* Effect.flatMap(client.execute(sent), (response) => response.text)
+        expect(text).toContain(token)
+        // A later exchange without the token (its URL and answer echo it) hides it too.
+        const later = HttpClientRequest.get(`http://127.0.0.1:9/next/${token}`)
+        yield* Effect.flatMap(client.execute(later), (response) => response.text)
+        expect(log).not.toContain(token)
+        expect(log).not.toContain("Secret-Token")
+        const lines = log.split("\n")
+        expect(lines).toContain("debug #1   x-echo: <redacted>")
+        expect(lines.find((line) => line.startsWith("debug #1 < body "))).toMatch(
+          /: \{"seen":"Bearer <redacted>"\} token=<redacted> again <redacted>$/
+        )
+        expect(lines[lines.findIndex((line) => line.startsWith("debug #2 >"))]).toBe(
+          "debug #2 > GET http://127.0.0.1:9/next/<redacted>"
+        )
+      })
+  )
+
   it.effect("a failed request: one failure line (credentials hidden), the same error for the caller", () =>
     Effect.gen(function*() {
       let log = ""

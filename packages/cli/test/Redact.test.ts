@@ -40,6 +40,38 @@ describe("Redact", () => {
     )
   })
 
+  it("hides a credential's name=value wherever it stands, as it hides its JSON member", () => {
+    expect(
+      Redact.text(
+        "denied token=rt-1 for x?access=a2&page=2,refresh=r3 \"password=p4\" api_key=\"k 5\" {\"token\": \"rt-6\"}",
+        []
+      )
+    ).toBe(
+      "denied token=<redacted> for x?access=<redacted>&page=2,refresh=<redacted> \"password=<redacted>\" " +
+        "api_key=<redacted> {\"token\": \"<redacted>\"}"
+    )
+    // At the start of a URL too, and only names of credentials.
+    expect(Redact.text("http://h/x?access=1&state=s", [])).toBe("http://h/x?access=<redacted>&state=s")
+    expect(Redact.text("text/plain; charset=utf-8 page=2", [])).toBe("text/plain; charset=utf-8 page=2")
+  })
+
+  it("the credentials of a request's Authorization and Proxy-Authorization headers, without their scheme", () => {
+    const headers = Headers.fromInput({
+      authorization: "Bearer rt-Secret-Token-42",
+      "proxy-authorization": `Basic ${btoa("proxy-user:p@ss-word")}`,
+      "x-other": "Bearer not-this"
+    })
+    expect(Redact.requestCredentials(headers).map(Redacted.value)).toEqual([
+      "rt-Secret-Token-42",
+      btoa("proxy-user:p@ss-word"),
+      "proxy-user",
+      "p@ss-word"
+    ])
+    expect(Redact.requestCredentials(Headers.fromInput({ authorization: "raw-token-7" })).map(Redacted.value))
+      .toEqual(["raw-token-7"])
+    expect(Redact.requestCredentials(Headers.empty)).toEqual([])
+  })
+
   it("hides every credential header whole, whatever its value", () => {
     const headers = Headers.fromInput({
       authorization: "Bearer x",

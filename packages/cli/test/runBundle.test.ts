@@ -49,7 +49,8 @@ const run = (bundle: string, directory: string | undefined, nodeOptions: Readonl
   const result = ChildProcess.spawnSync(
     process.execPath,
     [...nodeOptions, "--input-type=module", "-e", script, bundle, directory ?? ""],
-    { encoding: "utf8", env: { PATH: process.env["PATH"] ?? "" } }
+    // A run that hangs (a FIFO at the cache's path once did) fails its test instead of blocking the suite.
+    { encoding: "utf8", env: { PATH: process.env["PATH"] ?? "" }, timeout: 30_000, killSignal: "SIGKILL" }
   )
   const stdout = result.stdout
   return {
@@ -166,6 +167,25 @@ describe("runBundle", () => {
     expect(mode(cacheFile())).toBe(0o600)
     expect(run(bundle, directory).cache).toBe("used")
   })
+
+  it.skipIf(process.platform === "win32")(
+    "a FIFO at the cache's path never blocks the start: it is not used as a cache, and is replaced",
+    () => {
+      const { bundle, cacheFile, directory } = setup()
+      run(bundle, directory)
+      const file = cacheFile()
+      Fs.rmSync(file)
+      ChildProcess.execFileSync("mkfifo", [file])
+      const fifo = run(bundle, directory)
+      expect(fifo.code).toBe(0)
+      expect(fifo.stderr).toBe("")
+      expect(fifo.report).toMatchObject({ marker: "one" })
+      expect(fifo.cache).toBe("written")
+      expect(Fs.lstatSync(cacheFile()).isFile()).toBe(true)
+      expect(run(bundle, directory).cache).toBe("used")
+    },
+    60_000
+  )
 
   it("an unusable cache directory never fails the run, nor prints anything", () => {
     const { bundle, root } = setup()
