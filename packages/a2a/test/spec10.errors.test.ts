@@ -719,14 +719,38 @@ describe("secrets: a platform that echoes them", () => {
 })
 
 describe("secrets: an rpc_url that carries the runtime token", () => {
-  // The URL is used as given (SPEC §3); the runtime's errors show it scrubbed.
-  const rpcUrl = `${base}/runtimes/svc/${handedOut}/`
-  const cases: ReadonlyArray<readonly [string, string, Answer]> = [
-    ["a runtime 500", "ServerError", { status: 500, text: "down" }],
-    ["a runtime answer of another shape", "InvalidA2AResponseError", { status: 200, body: { nothing: 1 } }]
+  // The URL is used as given (SPEC §3); the runtime's errors and spans show it scrubbed, and a host name that
+  // holds the token is no server.address.
+  const inPath = `${base}/runtimes/svc/${handedOut}/`
+  const inHost = `https://${handedOut}.runtime.example/`
+  const cases: ReadonlyArray<readonly [string, string, string, Answer, string, string | undefined]> = [
+    [
+      "in its path, a runtime 500",
+      "ServerError",
+      inPath,
+      { status: 500, text: "down" },
+      `${base}/runtimes/svc/[redacted]/`,
+      new URL(base).hostname
+    ],
+    [
+      "in its path, a runtime answer of another shape",
+      "InvalidA2AResponseError",
+      inPath,
+      { status: 200, body: { nothing: 1 } },
+      `${base}/runtimes/svc/[redacted]/`,
+      new URL(base).hostname
+    ],
+    [
+      "as its host name, a runtime 500",
+      "ServerError",
+      inHost,
+      { status: 500, text: "down" },
+      "https://[redacted].runtime.example/",
+      undefined
+    ]
   ]
-  for (const [what, tag, runtimeAnswer] of cases) {
-    it.effect(`the error's url and the request's span show it redacted: ${what}`, () =>
+  for (const [what, tag, rpcUrl, runtimeAnswer, shown, address] of cases) {
+    it.effect(`the error's url and the spans show it redacted, no attribute holds it: ${what}`, () =>
       Effect.gen(function*() {
         const { spans, tracer } = yield* recordSpans
         const { layer } = simulatedWith(
@@ -741,43 +765,17 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
         const error = yield* Effect.flip(
           Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
         ).pipe(Effect.provide(layer), Effect.withTracer(tracer))
-        expect(error).toMatchObject({ _tag: tag, url: `${base}/runtimes/svc/[redacted]/api/a2a/v1/message:send` })
+        const sendUrl = `${shown}api/a2a/v1/message:send`
+        expect(error).toMatchObject({ _tag: tag, url: sendUrl })
         const send = spans.find((span) => span.attributes.get("a2a.client.step") === "send-message")
-        expect(send?.attributes.get("url.full")).toBe(`${base}/runtimes/svc/[redacted]/api/a2a/v1/message:send`)
+        expect(send?.attributes.get("url.full")).toBe(sendUrl)
+        expect(send?.attributes.get("server.address")).toBe(address)
         const attributes = spans.flatMap((span) => [...span.attributes.values()].map(String))
-        for (const text of [...errorTexts(error), ...attributes]) expect(text).not.toContain(handedOut)
+        const labels = Metric.unsafeSnapshot().flatMap((pair) => pair.metricKey.tags.map((tag) => tag.value))
+        expect(labels.length).toBeGreaterThan(0)
+        for (const text of [...errorTexts(error), ...attributes, ...labels]) expect(text).not.toContain(handedOut)
       }))
   }
-})
-
-describe("secrets: an rpc_url whose host name is the runtime token", () => {
-  it.effect("no span attribute or metric attribute holds it (server.address is left out)", () =>
-    Effect.gen(function*() {
-      const rpcUrl = `https://${handedOut}.runtime.example/`
-      const { spans, tracer } = yield* recordSpans
-      const { layer } = simulatedWith(
-        { sessions: [session()] },
-        (request) =>
-          isResolve(request)
-            ? { status: 200, body: resolveAnswer({ rpc_url: rpcUrl }) }
-            : request.url.startsWith(rpcUrl)
-            ? { status: 500, text: "down" }
-            : undefined
-      )
-      const error = yield* Effect.flip(
-        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
-      ).pipe(Effect.provide(layer), Effect.withTracer(tracer))
-      expect(error).toMatchObject({
-        _tag: "ServerError",
-        url: "https://[redacted].runtime.example/api/a2a/v1/message:send"
-      })
-      const send = spans.find((span) => span.attributes.get("a2a.client.step") === "send-message")
-      expect(send?.attributes.get("server.address")).toBeUndefined()
-      const attributes = spans.flatMap((span) => [...span.attributes.values()].map(String))
-      const labels = Metric.unsafeSnapshot().flatMap((pair) => pair.metricKey.tags.map((tag) => tag.value))
-      expect(labels.length).toBeGreaterThan(0)
-      for (const text of [...errorTexts(error), ...attributes, ...labels]) expect(text).not.toContain(handedOut)
-    }))
 })
 
 describe("secrets: a runtime that echoes them to Task requests", () => {
