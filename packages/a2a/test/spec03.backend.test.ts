@@ -217,6 +217,26 @@ describe("rules: can_submit false with a transient state but no numeric retry_af
       }
     }))
 
+  it.effect("the answer's texts are kept to 1,000 characters: 1,000 whole, 1,001 cut with an ellipsis", () =>
+    Effect.gen(function*() {
+      const details: Array<unknown> = []
+      for (const length of [1000, 1001]) {
+        const error = yield* resolveAnswered({
+          status: 200,
+          body: {
+            detail: "d".repeat(length),
+            runtime_interaction: { state: "unavailable", can_submit: false, notice: { message: "n".repeat(length) } }
+          }
+        })
+        const { detail, notice } = error as { detail?: unknown; notice?: { message?: unknown } }
+        details.push([detail, notice?.message])
+      }
+      expect(details).toEqual([
+        ["d".repeat(1000), "n".repeat(1000)],
+        [`${"d".repeat(1000)}…`, `${"n".repeat(1000)}…`]
+      ])
+    }))
+
   it.effect("a \"__proto__\" member cannot lend the answer fields it lacks → BackendContractError, never a defect", () =>
     Effect.gen(function*() {
       const error = yield* resolveAnswered({
