@@ -20,7 +20,7 @@ import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
-import { bearerTokenProblem } from "./internal/bearerToken.js"
+import { BearerToken } from "./internal/bearerToken.js"
 import { parseBoundedJson } from "./internal/boundedJson.js"
 import { httpUrlProblem } from "./internal/httpUrl.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
@@ -271,7 +271,7 @@ export const decodeStoredJson = <A, I>(
  * @since 0.1.0
  * @category schemas
  */
-export const StoredRpcUrl = Schema.String.pipe(Schema.filter((url) => httpUrlProblem(url) === undefined))
+export const StoredRpcUrl = Schema.String.pipe(Schema.filter(httpUrlProblem))
 
 /**
  * A stored entry's runtime token: one an HTTP header can carry (visible ASCII, no spaces); an entry with
@@ -280,7 +280,7 @@ export const StoredRpcUrl = Schema.String.pipe(Schema.filter((url) => httpUrlPro
  * @since 0.1.0
  * @category schemas
  */
-export const StoredToken = Schema.String.pipe(Schema.filter((token) => bearerTokenProblem(token) === undefined))
+export const StoredToken = BearerToken
 
 /**
  * The layout of an entry in a `KeyValueStore`: a versioned JSON object, the token in clear (the store is

@@ -372,6 +372,21 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
       expect(read).toEqual(entries.map(([, , expected]) => expected))
     }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
 
+  it("StoredRpcUrl and StoredToken name what is wrong, never the value a store held", () => {
+    const problem = <A, I>(schema: Schema.Schema<A, I>, value: unknown) =>
+      Either.match(Schema.decodeUnknownEither(schema)(value), {
+        onLeft: (error) => error.message,
+        onRight: () => "accepted"
+      })
+    const token = problem(RuntimeAccessCache.StoredToken, "secret-stored-token with-a-space")
+    expect(token).toContain("must be visible ASCII characters")
+    expect(token).not.toContain("secret-stored-token")
+    const url = problem(RuntimeAccessCache.StoredRpcUrl, "ftp://secret-stored-host/")
+    expect(url).toContain("has the scheme ftp:")
+    expect(url).not.toContain("secret-stored-host")
+    expect(problem(RuntimeAccessCache.StoredToken, "tok")).toBe("accepted")
+  })
+
   it.effect("set refuses an access that expires exactly now, whatever the store would keep", () =>
     Effect.gen(function*() {
       // a store that keeps whatever it is given, expired or not

@@ -21,7 +21,7 @@ import {
   ServerError,
   SessionNotFoundError
 } from "../A2AError.js"
-import { bearerTokenProblem } from "./bearerToken.js"
+import { BearerToken } from "./bearerToken.js"
 import { maxJsonDepth, parseBoundedJson } from "./boundedJson.js"
 import { type Call, spanAttributes } from "./callContext.js"
 import {
@@ -127,7 +127,7 @@ export const backendError = (answer: HttpAnswer, scrub: (text: string) => string
 }
 
 const RefreshAnswer = Schema.Struct({
-  access: Schema.Redacted(Schema.String.pipe(Schema.filter((token) => bearerTokenProblem(token) === undefined))),
+  access: Schema.Redacted(BearerToken),
   refresh: Schema.optional(Schema.NullOr(Schema.Redacted(Schema.NonEmptyTrimmedString)))
 })
 

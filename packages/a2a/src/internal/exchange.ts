@@ -208,12 +208,14 @@ export const exchange = <TooLarge>(
     }).pipe(Telemetry.observeHttpRequest(request, options.peer, server, span, (now) => deadlinePassed(call, now)))
   // A leaf span: nothing runs under it, so it is not made the current span (`withSpan`'s extra context). It
   // ends holding a function, not the answer, so a tracer never sees headers or a body that may echo a token.
-  return withinPhaseLimits(call, (progress) =>
+  const exchanged = withinPhaseLimits(call, (progress) =>
     Effect.useSpan(
       request.method,
       { kind: "client", captureStackTrace: false, attributes },
       (span) => Effect.map(send(progress, span), (answer) => () => answer)
     )).pipe(Effect.map((answer) => answer()))
+  // The runtime is the A2A call's server: its address goes on the call's span too.
+  return options.peer === "runtime" ? Effect.zipRight(Effect.annotateCurrentSpan(server), exchanged) : exchanged
 }
 
 /** The body, read whole unless it passes `maxBytes`; each chunk is progress for the phase limits. */
@@ -296,8 +298,16 @@ export const platformText = (
   const start = scrubbed.slice(0, maxLength * 4)
   const short = oneLine(start)
   if (short === "") return undefined
-  return short.length > maxLength || start.length < scrubbed.length ? `${short.slice(0, maxLength)}…` : short
+  return cutText(start.length < scrubbed.length ? `${short}…` : short, maxLength)
 }
+
+/**
+ * `text` whole, or its first `maxLength` characters and `…`.
+ *
+ * @internal
+ */
+export const cutText = (text: string, maxLength: number): string =>
+  text.length > maxLength ? `${text.slice(0, maxLength)}…` : text
 
 /** @internal */
 export const maxDetailLength = 1000

@@ -12,17 +12,14 @@ import * as RuntimeAccess from "../RuntimeAccess.js"
 import { schemaPath } from "./answers.js"
 import { enterStep, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
-import { maxDetailLength } from "./exchange.js"
+import { cutText, maxDetailLength } from "./exchange.js"
 import * as Telemetry from "./telemetry.js"
 
 // Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
 const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
 
 /** A text of the platform's for display: scrubbed of secrets and at most `maxDetailLength` characters. */
-const shownWith = (scrub: (text: string) => string) => (text: string): string => {
-  const scrubbed = scrub(text)
-  return scrubbed.length > maxDetailLength ? `${scrubbed.slice(0, maxDetailLength)}…` : scrubbed
-}
+const shownWith = (scrub: (text: string) => string) => (text: string): string => cutText(scrub(text), maxDetailLength)
 
 /** An object's string fields `scrub`bed (a notice, a presence: shown in errors and progress, never decided on). */
 const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: string) => string): A | undefined =>

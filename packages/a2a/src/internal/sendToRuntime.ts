@@ -14,7 +14,6 @@ import { enterStep } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { exchange, type ExchangeError, type HttpAnswer, joinUrl, type ResponseTooLarge } from "./exchange.js"
 import { checkRuntimeAnswer, messageError } from "./httpErrors.js"
-import * as Telemetry from "./telemetry.js"
 
 /**
  * The runtime answered 401/403: step 5 (`refreshOnce`) catches it.
@@ -98,8 +97,7 @@ export const sendToRuntime = (
   body: RequestBody
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError | RuntimeRejected> => {
   const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
-  return Effect.annotateCurrentSpan(Telemetry.serverOf(call.backend.secrets.scrub(request.url))).pipe(
-    Effect.zipRight(enterStep(call, "send-message")),
+  return enterStep(call, "send-message").pipe(
     Effect.zipRight(runtimeExchange(call, "send-message", request, true)),
     Effect.flatMap((answer) =>
       checkRuntimeAnswer(

@@ -62,7 +62,6 @@ const requestTask = (call: CallContext, taskId: string, step: A2AStep, cancel: b
         const request = cancel
           ? runtimeRequest(access, "POST", path, new TextEncoder().encode("{}"))
           : runtimeRequest(access, "GET", path, undefined)
-        yield* Effect.annotateCurrentSpan(Telemetry.serverOf(call.backend.secrets.scrub(request.url)))
         const answer = yield* runtimeExchange(call, step, request, false)
         const task = yield* checkRuntimeAnswer(
           answer,
