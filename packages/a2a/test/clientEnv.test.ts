@@ -128,6 +128,9 @@ describe("client options: the cache key", () => {
       expect(yield* sendWith({ backendUrl: `${base}/` })).toBe(1)
       expect(yield* sendWith({ backendUrl: `  ${base}  ` })).toBe(1)
       expect(yield* sendWith({ backendUrl: `${base}//` })).toBe(1)
+      // made to stall a backtracking pattern: a million slashes, then a segment; a path the platform does not serve
+      const error = yield* Effect.flip(sendWith({ backendUrl: `${base}/${"/".repeat(1_000_000)}x/` }))
+      expect(error._tag).toBe("SessionNotFoundError")
       expect(yield* sendWith({})).toBe(1)
     })))
 

@@ -1247,6 +1247,16 @@ describe("rules: rpc_url is opaque (SPEC §3)", () => {
       expect(result._tag).toBe("Right")
       expect(seen).toEqual([`POST ${resolveUrl}`, `POST ${runtimeBase}/api/a2a/v1/message:send`])
     }))
+
+  it.effect("an rpc_url made to stall a backtracking pattern (a million slashes, then a segment) is sent at once", () =>
+    Effect.gen(function*() {
+      const rpcUrl = `${runtimeBase}/${"/".repeat(1_000_000)}x/`
+      const { seen, send } = on((request) =>
+        request.url === resolveUrl ? json(request, ready(rpcUrl)) : json(request, agentMessage)
+      )
+      expect((yield* send)._tag).toBe("Right")
+      expect(seen).toEqual([`POST ${resolveUrl}`, `POST ${rpcUrl.slice(0, -1)}/api/a2a/v1/message:send`])
+    }))
 })
 
 const Access = Schema.Struct({ rpc_url: Schema.String, token: Schema.String })

@@ -71,10 +71,11 @@ export const requestCredentials = (headers: Headers.Headers): ReadonlyArray<Reda
 // A JSON member; a string value may be cut off by the end of an excerpt.
 const jsonMember = /"([^"\\]*)"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]]+)/g
 const scheme = /\b(Bearer|Basic)\s+[^\s",;]+/gi
-const userInfo = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@"]+@/gi
+// Bounded, and the JWT starts only where no token character precedes it: neither pattern backtracks for long.
+const userInfo = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"]{1,1024}@/gi
 // `name=value` wherever it stands (a query, a form, prose, a JSON string); the value may be quoted.
 const parameter = /(^|[?&;,\s"'])([^=&;,?\s"'#]+=)("(?:[^"\\]|\\.)*(?:"|$)|[^&;,\s"#]*)/g
-const jwt = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g
+const jwt = /(?<![\w-])eyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g
 
 /**
  * A text with every credential in it replaced by {@link placeholder}.

@@ -55,6 +55,15 @@ describe("Redact", () => {
     expect(Redact.text("text/plain; charset=utf-8 page=2", [])).toBe("text/plain; charset=utf-8 page=2")
   })
 
+  it("a text made for a backtracking pattern (1 MB of \"+A\", of \"eyJeee-\") is redacted at once", () => {
+    expect(Redact.text(`0${"+A".repeat(500_000)}`, [])).toHaveLength(1_000_001)
+    expect(Redact.text("eyJeee-".repeat(150_000), [])).toHaveLength(1_050_000)
+    // Within the bounds, both are still found.
+    expect(Redact.text(`${"s".repeat(32)}://${"u".repeat(1024)}@host eyJ${"a".repeat(5000)}.eyJb.c`, [])).toBe(
+      `${"s".repeat(32)}://<redacted>@host <redacted>`
+    )
+  })
+
   it("the credentials of a request's Authorization and Proxy-Authorization headers, without their scheme", () => {
     const headers = Headers.fromInput({
       authorization: "Bearer rt-Secret-Token-42",

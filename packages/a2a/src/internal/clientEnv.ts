@@ -13,7 +13,7 @@ import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as backendClient from "./backendClient.js"
 import { bearerTokenProblem } from "./bearerToken.js"
 import { type Call, makeSessionState, type SessionState } from "./callContext.js"
-import { backendUrlProblem } from "./httpUrl.js"
+import { backendUrlProblem, withoutTrailingSlashes } from "./httpUrl.js"
 import type { A2AClientOptions } from "./options.js"
 import { sha256Hex } from "./sha256.js"
 
@@ -160,7 +160,7 @@ export const makeClientEnv = (
       Redacted.make("")
     const backend = yield* backendClient.make({ ...options, accessToken }, client, maxResponseBytes)
     const backendUrl = typeof options.backendUrl === "string"
-      ? options.backendUrl.trim().replace(/\/+$/, "")
+      ? withoutTrailingSlashes(options.backendUrl.trim())
       // Stryker disable next-line StringLiteral: equivalent: a non-string backend URL fails every call first
       : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.

@@ -26,6 +26,7 @@ import { parseBoundedJson } from "./boundedJson.js"
 import { type Call, type CallTimeout, enterStep, setSent, spanAttributes, timeoutErrorAt } from "./callContext.js"
 import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
 import { deadlinePassed, type PhaseProgress, withinPhaseLimits } from "./deadlines.js"
+import { withoutTrailingSlashes } from "./httpUrl.js"
 import { oneLine } from "./oneLine.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat } from "./responseChunks.js"
@@ -330,4 +331,4 @@ export const describeBody = (answer: HttpAnswer, scrub: (text: string) => string
 }
 
 /** @internal */
-export const joinUrl = (base: string, path: string): string => `${base.replace(/\/+$/, "")}${path}`
+export const joinUrl = (base: string, path: string): string => `${withoutTrailingSlashes(base)}${path}`

@@ -28,3 +28,11 @@ export const backendUrlProblem = (url: string): string | undefined =>
     (/[?#]/.test(url)
       ? "has a query or a fragment; it must be the backend's base URL, such as https://api.main-sequence.app"
       : undefined)
+
+/**
+ * `url` without the slashes it ends with. The look-behind starts a match at the first slash of a run only:
+ * `/\/+$/` would retry from each one, a time quadratic in an `rpc_url` of many slashes.
+ *
+ * @internal
+ */
+export const withoutTrailingSlashes = (url: string): string => url.replace(/(?<!\/)\/+$/, "")

@@ -7,7 +7,7 @@
 import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 
-const numberSyntax = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$|^[+-]?Infinity$/
+const numberSyntax = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$|^[+-]?Infinity$/
 
 /**
  * @since 0.1.0
