@@ -90,6 +90,15 @@ export const defaultKeyPrefix = "mainsequence:a2a:runtime-access:"
 export const defaultOperationTimeout: Duration.Duration = Duration.millis(250)
 
 /**
+ * The largest value the store writes or reads, in bytes (1 MiB, the CLI's cache file's bound; an entry takes a
+ * few KiB). Of a larger value, written by something else, no more is read: it is a miss.
+ *
+ * @since 0.1.0
+ * @category constants
+ */
+export const maxEntryBytes = 1024 * 1024
+
+/**
  * The options are unusable (no encryption key and no explicit `clearEntries`, a key that is not 32 bytes, …).
  * The message never holds a key or a URL.
  *
@@ -110,7 +119,7 @@ export class RedisStoreOptionsError extends Schema.TaggedError<RedisStoreOptions
 /**
  * The counter of the store's failures (`error.type`: `timeout`, `connection`, the Redis reply's code in lower
  * case such as `noauth`, `wrongpass`, `readonly` or `oom`, or `invalid_entry` for a value that does not decrypt
- * or parse).
+ * or parse, or is larger than {@link maxEntryBytes}).
  *
  * @since 0.1.0
  * @category metrics
@@ -245,10 +254,12 @@ export const make = (
     const invalidEntry = Metric.increment(Metric.tagged(storeErrors, "error.type", "invalid_entry"))
     return {
       get: (key) =>
-        Effect.flatMap(command(() => client.get(prefix + key)), (raw) => {
-          if (Option.isNone(raw) || raw.value === null) return Effect.succeedNone
+        // One byte past the bound is read, to tell a value larger than the bound; an absent key reads as empty.
+        Effect.flatMap(command(() => client.getrangeBuffer(prefix + key, 0, maxEntryBytes)), (raw) => {
+          if (Option.isNone(raw) || raw.value.byteLength === 0) return Effect.succeedNone
+          if (raw.value.byteLength > maxEntryBytes) return Effect.as(invalidEntry, Option.none())
           return Effect.tap(
-            codec.decode(prefix + key, raw.value),
+            codec.decode(prefix + key, raw.value.toString("utf8")),
             (access) => Option.isNone(access) ? invalidEntry : Effect.void
           )
         }),
@@ -260,7 +271,10 @@ export const make = (
             codec.encode(prefix + key, access),
             Option.match({
               onNone: () => Effect.void,
-              onSome: (value) => Effect.asVoid(command(() => client.set(prefix + key, value, "PX", ttl)))
+              onSome: (value) =>
+                Buffer.byteLength(value) > maxEntryBytes
+                  ? Effect.void
+                  : Effect.asVoid(command(() => client.set(prefix + key, value, "PX", ttl)))
             })
           )
         }),

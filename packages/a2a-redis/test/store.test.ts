@@ -92,6 +92,32 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
       }
     }))
 
+  it.scopedLive("a value over maxEntryBytes is a miss, read no further than the bound; such an access is not written", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      const store = yield* RedisRuntimeAccessStore.make({ url: redis.url, keyPrefix: prefix, encryptionKeys: [keyA] })
+      const sentByRedis = Effect.promise(async () =>
+        Number(/total_net_output_bytes:(\d+)/.exec(await redis.admin.info("stats"))?.[1])
+      )
+      yield* Effect.promise(() =>
+        redis.admin.set(prefix + "huge", "x".repeat(8 * RedisRuntimeAccessStore.maxEntryBytes))
+      )
+      const before = yield* sentByRedis
+      const invalid = yield* errorsOf("invalid_entry")
+      expect(yield* store.get("huge")).toEqual(Option.none())
+      expect(yield* errorsOf("invalid_entry")).toBe(invalid + 1)
+      expect((yield* sentByRedis) - before).toBeLessThan(2 * RedisRuntimeAccessStore.maxEntryBytes)
+      // an access whose entry would be over the bound is not written
+      const access = yield* accessFor(60_000)
+      yield* store.set("long", {
+        ...access,
+        rpcUrl: `http://127.0.0.1:1/${"r".repeat(RedisRuntimeAccessStore.maxEntryBytes)}`
+      })
+      expect(yield* Effect.promise(() => redis.admin.exists(prefix + "long"))).toBe(0)
+      yield* store.set("long", access)
+      expect(Option.isSome(yield* store.get("long"))).toBe(true)
+    }))
+
   it.scopedLive("an entry moved under another key is a miss (the key is the associated data)", () =>
     Effect.gen(function*() {
       const redis = yield* startRedisServer()
