@@ -25,6 +25,10 @@ describe("scrubSecrets", () => {
     expect(scrubSecrets(`{"token": "a\\"b", "access":"c", "refresh" :  "d", "other": "e"}`, [])).toBe(
       `{"token": "[redacted]", "access":"[redacted]", "refresh" :  "[redacted]", "other": "e"}`
     )
+    // an escaped line break, and a member whose quote opens right after another's value closes
+    expect(scrubSecrets(`"token":"a\\\nb" "token":"c\\`, [])).toBe(`"token":"[redacted]" "token":"[redacted]`)
+    expect(scrubSecrets(`"access":"a"token":"b"`, [])).toBe(`"access":"[redacted]"token":"b"`)
+    expect(scrubSecrets(`"x":"access":"a"`, [])).toBe(`"x":"access":"[redacted]"`)
   })
 
   it("replaces the credentials of a URL and a Basic value (a proxy's), keeping the rest", () => {
@@ -50,6 +54,12 @@ describe("scrubSecrets", () => {
 
   it("a URL's credentials are found within a bounded scheme and user part; longer runs are left as they are", () => {
     expect(scrubSecrets(`${"s".repeat(32)}://user:pw@host`, [])).toBe(`${"s".repeat(32)}://[redacted]@host`)
+    expect(scrubSecrets(`x${"s".repeat(32)}://user:pw@host`, [])).toBe(`x${"s".repeat(32)}://user:pw@host`)
+    expect(scrubSecrets(`${"s".repeat(33)}://user:pw@host`, [])).toBe(`${"s".repeat(33)}://user:pw@host`)
+    // the scheme starts a word: after a dash yes, after a letter or an underscore no
+    expect(scrubSecrets("a-http://u:p@h x_http://u:p@h 1http://u:p@h", [])).toBe(
+      "a-http://[redacted]@h x_http://u:p@h 1http://u:p@h"
+    )
     expect(scrubSecrets(`http://${"u".repeat(1024)}@host`, [])).toBe("http://[redacted]@host")
     expect(scrubSecrets(`http://${"u".repeat(1025)}@host`, [])).toBe(`http://${"u".repeat(1025)}@host`)
   })
@@ -57,6 +67,14 @@ describe("scrubSecrets", () => {
   it("a text made for a backtracking pattern (1 MB of \"a-a-…\", of \"a://\") is scrubbed at once", () => {
     expect(scrubSecrets("a-".repeat(500_000), [])).toHaveLength(1_000_000)
     expect(scrubSecrets("a://".repeat(250_000), [])).toHaveLength(1_000_000)
+  })
+
+  it("a text made to overflow a backtracking pattern's stack (16 MiB in one value) is scrubbed", () => {
+    const run = "A".repeat(16 * 1024 * 1024)
+    expect(scrubSecrets(`"token":"${run}`, [])).toBe(`"token":"[redacted]`)
+    expect(scrubSecrets(`"token":"${"A\\\"".repeat(4 * 1024 * 1024)}"`, [])).toBe(`"token":"[redacted]"`)
+    expect(scrubSecrets(`Basic ${run}`, [])).toHaveLength(run.length + 6)
+    expect(scrubSecrets(`Basic ${btoa(`user:${run}`)}`, [])).toBe("Basic [redacted]")
   })
 
   it("replaces a \"token\" value cut off at the end of an excerpt", () => {

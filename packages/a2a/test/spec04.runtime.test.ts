@@ -355,6 +355,28 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
       const html = failure(yield* sendAnsweredWith(text(`<html>${"<title".repeat(200_000)}`, "text/html")))
       expect(html).toMatchObject({ _tag: "ServerError", detail: "an HTML error page" })
     }))
+
+  it.scoped("an error text made to overflow a backtracking pattern's stack (16 MiB after \"token\": \", Basic) is read", () =>
+    Effect.gen(function*() {
+      const text = (body: string) => (request: HttpClientRequest.HttpClientRequest) =>
+        HttpClientResponse.fromWeb(
+          request,
+          new Response(body, { status: 500, headers: { "content-type": "text/plain" } })
+        )
+      const run = "A".repeat(16 * 1024 * 1024)
+      expect(failure(yield* sendAnsweredWith(text(`"token":"${run}`)))).toMatchObject({
+        _tag: "ServerError",
+        detail: "\"token\":\"[redacted]"
+      })
+      expect(failure(yield* sendAnsweredWith(text(`"token":"${"A\\\"".repeat(4 * 1024 * 1024)}`)))).toMatchObject({
+        _tag: "ServerError",
+        detail: "\"token\":\"[redacted]"
+      })
+      expect(failure(yield* sendAnsweredWith(text(`Basic ${run}`)))).toMatchObject({
+        _tag: "ServerError",
+        detail: `Basic ${"A".repeat(194)}…`
+      })
+    }))
 })
 
 /** JSON text of `levels` nested arrays around `inner`/** JSON text of `levels` nested arrays around `inner` (built as text: the value itself is too deep to print). */

@@ -28,6 +28,13 @@ describe("text from the platform reaches a terminal as text (hostile answers)", 
     expect(printable("Report\n\tline two\n")).toBe("Report\n\tline two\n")
   })
 
+  it("a text made to overflow an escape-sequence pattern's stack (16 MiB in one sequence) is printable", () => {
+    const parameters = ";a".repeat(8 * 1024 * 1024)
+    expect(printable(`\u001b]${parameters}x`)).toBe(`${parameters}x`)
+    expect(oneLine(`\u001b[${"1;".repeat(8 * 1024 * 1024)}`)).toBe("1;".repeat(8 * 1024 * 1024))
+    expect(printable(`a\u001b]8;;${"u".repeat(16 * 1024 * 1024)}\u001b\\b\u001b[1;31mc\u001b(Bd`)).toBe("abcd")
+  })
+
   it("json: the same document, with what JSON leaves raw written as escapes", () => {
     const value = { text: hostile, uid: "u-1" }
     const text = json(value)

@@ -16,12 +16,45 @@ import * as Redacted from "effect/Redacted"
  */
 export const redactedMarker = "[redacted]"
 
-// A JSON `"token"` member (also `"access"` / `"refresh"`, the backend's token answer), value escapes included.
-const tokenMember = /("(?:token|access|refresh)"\s*:\s*")(?:[^"\\]|\\.)*("|$)/g
-// Credentials of a URL (`http://user:password@proxy:3128`) and a Basic `Proxy-Authorization` value; each
-// repetition is bounded, so a hostile text ("a-a-a-…") costs linear time, not quadratic.
-const urlCredentials = /(\b[a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/@"]{1,1024}@/gi
-const basicCredentials = /(\bBasic\s+)([A-Za-z0-9+/]{4,}={0,2})/g
+// The patterns below find where a secret starts; loops find where a JSON string ends. A pattern that repeats a
+// group or a counted class keeps a backtrack entry per character: 8 MiB of one overflows V8's stack.
+
+// The start of a JSON `"token"` member's value (also `"access"` / `"refresh"`, the backend's token answer).
+const tokenMemberStart = /"(?:token|access|refresh)"\s*:\s*"/g
+// The user part of a URL's credentials (`http://user:password@proxy:3128`), its scheme checked behind it.
+const urlUserInfo = /:\/\/[^\s/@"]{1,1024}@/g
+const schemeEnding = /(?:^|\W)[a-z][a-z0-9+.-]{0,31}$/i
+// A Basic `Proxy-Authorization` value.
+const basicCredentials = /(\bBasic\s+)([A-Za-z0-9+/]+)(={0,2})/g
+
+/** Where the JSON string whose text starts at `from` ends: its closing quote, else the end of `text`. */
+const stringEnd = (text: string, from: number): number => {
+  for (let at = from; at < text.length; at++) {
+    const char = text[at]
+    if (char === "\\") at++
+    else if (char === "\"") return at
+  }
+  return text.length
+}
+
+/** `text` with the value of each `"token"` member replaced, also one cut off by the end of the text. */
+const withoutTokenMembers = (text: string): string => {
+  let scrubbed = ""
+  let kept = 0
+  tokenMemberStart.lastIndex = 0
+  for (let member = tokenMemberStart.exec(text); member !== null; member = tokenMemberStart.exec(text)) {
+    const valueStart = member.index + member[0].length
+    scrubbed += `${text.slice(kept, valueStart)}${redactedMarker}`
+    kept = stringEnd(text, valueStart)
+    // The search goes on after the closing quote, as one pattern over the whole member would.
+    tokenMemberStart.lastIndex = kept + 1
+  }
+  return scrubbed + text.slice(kept)
+}
+
+/** Whether a URL scheme (`http`, at most 32 characters, starting a word) ends at `offset` of `text`. */
+const schemeBefore = (text: string, offset: number): boolean =>
+  schemeEnding.test(text.slice(Math.max(0, offset - 33), offset))
 
 /** Whether `base64` is Basic credentials: `user:password` once decoded. */
 const isUserPassword = (base64: string): boolean => {
@@ -51,11 +84,15 @@ const controlCharacters = /[^\P{Cc}\s]/gu
  * @internal
  */
 export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string => {
-  let scrubbed = text.replace(controlCharacters, "").replace(tokenMember, `$1${redactedMarker}$2`)
-    .replace(urlCredentials, `$1${redactedMarker}@`)
+  let scrubbed = withoutTokenMembers(text.replace(controlCharacters, ""))
+    .replace(
+      urlUserInfo,
+      (userInfo, offset: number, whole: string) => schemeBefore(whole, offset) ? `://${redactedMarker}@` : userInfo
+    )
     .replace(
       basicCredentials,
-      (basic, prefix: string, value: string) => isUserPassword(value) ? `${prefix}${redactedMarker}` : basic
+      (basic, prefix: string, value: string, padding: string) =>
+        value.length >= 4 && isUserPassword(value + padding) ? `${prefix}${redactedMarker}` : basic
     )
   // Longest first: a secret that contains another is replaced whole.
   const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
