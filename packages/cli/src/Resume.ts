@@ -57,8 +57,8 @@ export const resumeOf = (
     "a2a",
     "send",
     agentSessionUid.trim(),
-    "--task-id",
-    answer.id,
+    // An id the parser would read as an option (`-x`) is given joined to its flag.
+    ...(answer.id.startsWith("-") ? [`--task-id=${answer.id}`] : ["--task-id", answer.id]),
     "--response-kind",
     "task"
   ]

@@ -520,6 +520,13 @@ describe("a Task that waits for its caller", () => {
         encoding: "utf8"
       }).trimEnd().split("\n")
       expect(words).toEqual([...(shown.resume?.args ?? []), "--message", "TEXT"])
+      // An id that reads as an option is joined to its flag, and the command answers that Task.
+      const dashed = { ...waiting("TASK_STATE_INPUT_REQUIRED"), id: "--message-file=/etc/passwd" }
+      const dashedArgs = taskDocumentOf((yield* runCli([...send, "--message", "go"], { answer: dashed })).stdout)
+        .resume?.args ?? []
+      expect(dashedArgs).toContain("--task-id=--message-file=/etc/passwd")
+      const resumed = yield* runCli([...dashedArgs, "--message", "eu-west"], { answer: dashed })
+      expect(sentInput(resumed.calls)).toMatchObject({ message: "eu-west", taskId: "--message-file=/etc/passwd" })
       // Any other state: no command.
       const working = yield* runCli([...send, "--message", "go"], {
         answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
