@@ -125,6 +125,25 @@ describe("KnownSecrets", () => {
     expect(known.scrub("runtime-token-first runtime-token-0")).toBe("[redacted] runtime-token-0")
   })
 
+  it("a secret is matched as written: characters that mean something in a pattern mean themselves", () => {
+    const special = "a.b*c+d?e^f$g(h)i[j]k{l}m|n\\o/p"
+    const known = makeKnownSecrets()
+    known.add("runtime", secret(special))
+    expect(known.scrub(`x ${special} y`)).toBe("x [redacted] y")
+    expect(known.scrub("aXb*c+d?e^f$g(h)i[j]k{l}m|n\\o/p abbbc")).toBe("aXb*c+d?e^f$g(h)i[j]k{l}m|n\\o/p abbbc")
+  })
+
+  it("a client that knows 512 secrets scrubs a million texts at once (one pattern for them all)", () => {
+    const known = makeKnownSecrets()
+    for (let i = 0; i < maxKnownSecrets; i++) {
+      known.add("user", secret(`user-token-${i}`))
+      known.add("runtime", secret(`runtime-token-${i}`))
+    }
+    const texts = Array.from({ length: 1_000_000 }, (_, i) => `text ${i}`)
+    expect(scrubTexts(texts, known.scrub)).toEqual(texts)
+    expect(known.scrub("user-token-7 runtime-token-255")).toBe("[redacted] [redacted]")
+  })
+
   it("remembers at most 256 user tokens of its own", () => {
     const known = makeKnownSecrets()
     for (let i = 0; i <= maxKnownSecrets; i++) known.add("user", secret(`user-token-${i}`))

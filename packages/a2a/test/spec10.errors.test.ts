@@ -718,6 +718,75 @@ describe("secrets: a platform that echoes them", () => {
   }
 })
 
+describe("secrets: the Agent's profile and a waking runtime's notice, echoing them", () => {
+  it.effect("TaskModeNotSupportedError: an agent_uid and response kinds that quote the user's token", () =>
+    Effect.gen(function*() {
+      const sent = new Set<string>()
+      const { layer } = simulatedWith({ sessions: [session()] }, (request) => {
+        const bearer = bearerOf(request)
+        if (bearer !== "") sent.add(bearer)
+        if (request.url.endsWith(`/agent-sessions/${sessionUid}/`)) {
+          return { status: 200, body: { agent_uid: `agent ${bearer}` } }
+        }
+        if (request.url.includes("/api/v1/agents/")) {
+          const kinds = [
+            "message",
+            `kind ${bearer}`,
+            "x".repeat(5000),
+            ...Array.from({ length: 40 }, (_, i) => `k${i}`)
+          ]
+          return { status: 200, body: { a2a_profile: { supported_response_kinds: kinds } } }
+        }
+        return undefined
+      })
+      const error = yield* Effect.flip(
+        Effect.flatMap(
+          A2AClient.A2AClient,
+          (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi", responseKind: "task" })
+        )
+      ).pipe(Effect.provide(layer))
+      expect(error).toMatchObject({ _tag: "TaskModeNotSupportedError", agentUid: "agent [redacted]" })
+      const kinds = error._tag === "TaskModeNotSupportedError" ? error.supportedResponseKinds : []
+      expect(kinds.slice(0, 3)).toEqual(["message", "kind [redacted]", `${"x".repeat(1000)}…`])
+      expect(kinds).toHaveLength(16)
+      expect(sent.size).toBeGreaterThan(0)
+      for (const text of errorTexts(error)) {
+        for (const secret of sent) expect(text).not.toContain(secret)
+      }
+    }))
+
+  it.effect("RuntimeAccessProgress: a notice whose nested values and keys quote the user's token", () =>
+    Effect.gen(function*() {
+      const sent = new Set<string>()
+      const events: Array<A2AProgressEvent> = []
+      const { layer } = simulatedWith({ sessions: [session()] }, (request) => {
+        const bearer = bearerOf(request)
+        if (bearer !== "") sent.add(bearer)
+        if (!isResolve(request)) return undefined
+        const notice = { title: "waking", extra: { caller: bearer, list: [`for ${bearer}`] }, [bearer]: true }
+        return {
+          status: 200,
+          body: resolveAnswer({
+            runtime_interaction: { state: "waking", can_submit: false, notice, retry_after_ms: 1000 }
+          })
+        }
+      })
+      yield* failFor(
+        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: 3 }))
+          .pipe(
+            Effect.provide(layer),
+            Effect.provideService(A2AProgress, { report: (event) => Effect.sync(() => void events.push(event)) })
+          ),
+        "1 minute"
+      )
+      expect(events.find((event) => event._tag === "RuntimeAccessProgress")).toMatchObject({
+        notice: { title: "waking", extra: { caller: "[redacted]", list: ["for [redacted]"] }, "[redacted]": true }
+      })
+      expect(sent.size).toBeGreaterThan(0)
+      for (const secret of sent) expect(JSON.stringify(events)).not.toContain(secret)
+    }))
+})
+
 describe("secrets: an rpc_url that carries the runtime token", () => {
   // The URL is used as given (SPEC §3); the runtime's errors and spans show it scrubbed, and a host name that
   // holds the token is no server.address.
@@ -818,7 +887,12 @@ describe("secrets: a runtime that echoes them to Task requests", () => {
         const echoed = { messageId: "s1", role: "ROLE_AGENT", parts: [{ text: `auth Bearer ${bearerOf(request)}` }] }
         return {
           status: 200,
-          body: { id: "t1", contextId: sessionUid, status: { state: "TASK_STATE_WORKING", message: echoed } }
+          body: {
+            id: "t1",
+            contextId: sessionUid,
+            status: { state: "TASK_STATE_WORKING", message: echoed },
+            metadata: { [bearerOf(request)]: { seen: [bearerOf(request)] } }
+          }
         }
       })
       const { error } = yield* failFor(
@@ -828,7 +902,11 @@ describe("secrets: a runtime that echoes them to Task requests", () => {
       )
       expect(error).toMatchObject({
         _tag: "A2ATimeoutError",
-        lastTask: { id: "t1", status: { message: { parts: [{ text: "auth Bearer [redacted]" }] } } }
+        lastTask: {
+          id: "t1",
+          status: { message: { parts: [{ text: "auth Bearer [redacted]" }] } },
+          metadata: { "[redacted]": { seen: ["[redacted]"] } }
+        }
       })
       expect(sent.size).toBeGreaterThan(0)
       for (const text of errorTexts(error)) {

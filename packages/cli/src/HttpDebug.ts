@@ -14,7 +14,6 @@
  * @since 0.2.0
  */
 import type * as Cookies from "@effect/platform/Cookies"
-import type * as Headers from "@effect/platform/Headers"
 import type * as HttpBody from "@effect/platform/HttpBody"
 import * as HttpClient from "@effect/platform/HttpClient"
 import type * as HttpClientError from "@effect/platform/HttpClientError"
@@ -80,14 +79,18 @@ class Excerpt {
     this.keptBytes += part.byteLength
   }
 
-  render(known: ReadonlyArray<string>): string {
+  text(): string {
     const bytes = new Uint8Array(this.keptBytes)
     let offset = 0
     for (const part of this.kept) {
       bytes.set(part, offset)
       offset += part.byteLength
     }
-    const redacted = Redact.text(utf8.decode(bytes), known)
+    return utf8.decode(bytes)
+  }
+
+  render(known: ReadonlyArray<string>): string {
+    const redacted = Redact.text(this.text(), known)
     const cut = this.size > excerptBytes
     return `${oneLine(cut ? redacted.slice(0, excerptBytes) : redacted)}${cut ? " …" : ""}`
   }
@@ -101,7 +104,7 @@ class Excerpt {
  */
 export const learnedSecrets = 256
 
-/** The texts to hide: those the CLI was given, and the credentials its requests carried since. */
+/** The texts to hide: those the CLI was given, and the credentials its requests carried or answers gave since. */
 class KnownSecrets {
   private readonly learned = new Set<string>()
   current: ReadonlyArray<string>
@@ -110,8 +113,8 @@ class KnownSecrets {
     this.current = Redact.knownSecrets(given)
   }
 
-  learn(headers: Headers.Headers): void {
-    const seen = Redact.knownSecrets(Redact.requestCredentials(headers))
+  learn(credentials: ReadonlyArray<Redacted.Redacted<string>>): void {
+    const seen = Redact.knownSecrets(credentials)
     if (seen.every((value) => this.learned.has(value))) return
     for (const value of seen) {
       this.learned.delete(value)
@@ -253,7 +256,7 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
     Effect.suspend(() => {
       const n = ++exchanges
       // A token the CLI got at run time (from the backend, its cache, a refresh) is hidden from this exchange on.
-      secrets.learn(request.headers)
+      secrets.learn(Redact.requestCredentials(request.headers))
       const log = (lines: ReadonlyArray<string>) => options.write(lines.map((line) => `debug #${n} ${line}\n`).join(""))
       // Read at each line: a token another exchange brought since is hidden too.
       const what = () => `${request.method} ${urlOf(request, secrets.current)}`
@@ -268,8 +271,10 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
         Effect.flatMap(Clock.currentTimeNanos, (started) => {
           const since = Effect.map(Clock.currentTimeNanos, (now) => millis(started, now))
           const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
-            Effect.flatMap(since, (elapsed) =>
-              log([
+            Effect.flatMap(since, (elapsed) => {
+              // The tokens an answer hands out (a resolve, a refresh) are hidden wherever it shows them again.
+              secrets.learn(Redact.credentialsIn(excerpt.text()))
+              return log([
                 outcome._tag === "End"
                   ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(secrets.current)}`
                   : outcome._tag === "Failed"
@@ -277,7 +282,8 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
                     oneLine(Redact.text(outcome.why, secrets.current))
                   }`
                   : `< body stopped after ${excerpt.size} bytes and ${elapsed} (a limit ran out, or the run was stopped)`
-              ]))
+              ])
+            })
           return effect.pipe(
             Effect.onExit((exit) =>
               Exit.isSuccess(exit) ? Effect.void : Effect.flatMap(since, (elapsed) =>

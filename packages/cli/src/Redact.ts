@@ -5,7 +5,7 @@
  * `Bearer …` / `Basic …` credentials, the user and password of a URL (a proxy's), `name=value` pairs named like
  * a credential wherever they stand (a query, a form, prose: `… token=VALUE …`), anything shaped like a JWT, and
  * every value the CLI itself was given as a secret (the tokens of the environment, a proxy's user and password)
- * or `--debug` saw a request carry. Each becomes `<redacted>`, as Effect's `Redacted` prints.
+ * or `--debug` saw a request carry or an answer hand out. Each becomes `<redacted>`, as Effect's `Redacted` prints.
  *
  * @since 0.2.0
  */
@@ -66,6 +66,34 @@ export const requestCredentials = (headers: Headers.Headers): ReadonlyArray<Reda
     const credential = withScheme?.[2] ?? value
     const parts = withScheme?.[1]?.toLowerCase() === "basic" ? basicParts(credential) : []
     return [credential, ...parts].filter((part) => part !== "").map((part) => Redacted.make(part))
+  })
+
+// A JSON member whose value is a string, its key and value as written (escapes included).
+const stringMember = /"((?:[^"\\]|\\.)*)"\s*:\s*"((?:[^"\\]|\\.)*)"/g
+
+const unescaped = (written: string): string | undefined => {
+  try {
+    const parsed: unknown = JSON.parse(`"${written}"`)
+    return typeof parsed === "string" ? parsed : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * The values of the JSON members in `text` whose key names a credential (`"token"`, `"access"`, also spelled
+ * with escapes: `"\u0074oken"`), unescaped: the tokens an answer hands out, to hide wherever else they show.
+ *
+ * @since 0.2.0
+ * @category constructors
+ */
+export const credentialsIn = (text: string): ReadonlyArray<Redacted.Redacted<string>> =>
+  Array.from(text.matchAll(stringMember)).flatMap(([, key = "", value = ""]) => {
+    const name = unescaped(key)
+    const credential = unescaped(value)
+    return name !== undefined && credentialName.test(name) && credential !== undefined
+      ? [Redacted.make(credential)]
+      : []
   })
 
 // A JSON member; a string value may be cut off by the end of an excerpt.

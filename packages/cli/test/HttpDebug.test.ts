@@ -94,6 +94,36 @@ describe("HttpDebug", () => {
       })
   )
 
+  it.effect(
+    "--debug never shows a secret: tokens an answer hands out (a resolve, a refresh) are hidden where it repeats them",
+    () =>
+      Effect.gen(function*() {
+        const answers = [
+          // a resolve answer, its token repeated in a detail
+          `{"token":"rt-live-9f8e7d6c","runtime_presence":{"detail":"issued rt-live-9f8e7d6c"}}`,
+          // the key spelled with an escape, as JSON allows
+          `{"\\u0074oken":"rt-escaped-1a2b3c4d","note":"rt-escaped-1a2b3c4d"}`,
+          // a token refresh, both new tokens in a note
+          `{"access":"new-access-NNNN2222","refresh":"new-refresh-RRRR3333","note":"new-access-NNNN2222 new-refresh-RRRR3333"}`
+        ]
+        let served = 0
+        const backend = HttpClient.make((request) =>
+          Effect.succeed(HttpClientResponse.fromWeb(request, new Response(answers[served++] ?? "")))
+        )
+        let log = ""
+        const client = HttpDebug.wrap(backend, { write: (text) => Effect.sync(() => void (log += text)), secrets: [] })
+        for (const _ of answers) {
+          yield* Effect.flatMap(client.execute(HttpClientRequest.post("http://127.0.0.1:9/b")), (r) => r.text)
+        }
+        for (
+          const token of ["rt-live-9f8e7d6c", "rt-escaped-1a2b3c4d", "new-access-NNNN2222", "new-refresh-RRRR3333"]
+        ) {
+          expect(log).not.toContain(token)
+        }
+        expect(log).toContain("\"detail\":\"issued <redacted>\"")
+      })
+  )
+
   it.effect("a failed request: one failure line (credentials hidden), the same error for the caller", () =>
     Effect.gen(function*() {
       let log = ""

@@ -81,8 +81,8 @@ export interface Call {
   readonly sent: boolean
   /** The last transient answer while waiting for the runtime. */
   readonly waitingFor: Option.Option<RuntimeAccess.Transient>
-  /** The last Task seen, its texts scrubbed of secrets (it goes on a timeout error). */
-  readonly lastTask: Option.Option<unknown>
+  /** The last Task seen, its texts scrubbed of secrets when a timeout error first shows it. */
+  readonly lastTask: Option.Option<() => unknown>
   /** The phase limit of the exchange under way, if any (`deadlines.ts`). */
   readonly phase: PhaseDeadline | undefined
 }
@@ -164,8 +164,12 @@ export const noteWaiting = (call: Call, transient: RuntimeAccess.Transient): Eff
 /** @internal */
 export const noteTask = (call: Call, task: A2AProtocol.Task, scrub: (text: string) => string): Effect.Effect<void> =>
   Effect.sync(() => {
-    ;(call as MutableCall).lastTask = Option.some(scrubTexts(task, scrub))
+    // Scrubbed once, if ever shown: a wait polls many Tasks, and a large one costs its every string.
+    let shown: unknown
+    ;(call as MutableCall).lastTask = Option.some(() => shown ??= scrubTexts(task, scrub))
   })
+
+const lastTaskShown = (call: Call): unknown => Option.getOrUndefined(call.lastTask)?.()
 
 /** @internal */
 export const noteRejected = (session: SessionState, tokens: ReadonlyArray<Redacted.Redacted<string>>): void => {
@@ -219,7 +223,7 @@ export const timeoutErrorAt = (
     seconds,
     messageMayHaveBeenSent: sent,
     taskId: call.taskId,
-    lastTask: Option.getOrUndefined(call.lastTask)
+    lastTask: lastTaskShown(call)
   })
 }
 
@@ -236,7 +240,7 @@ export const stamp = <E extends A2AError>(call: Call, error: E): E => {
   if ("messageMayHaveBeenSent" in error) own.messageMayHaveBeenSent = call.sent
   if (error._tag === "A2ATimeoutError") {
     own.taskId = call.taskId
-    own.lastTask = Option.getOrUndefined(call.lastTask)
+    own.lastTask = lastTaskShown(call)
   }
   if (Object.entries(own).every(([field, value]) => Reflect.get(error, field) === value)) return error
   return Reflect.construct(error.constructor, [{ ...error, ...own }]) as E

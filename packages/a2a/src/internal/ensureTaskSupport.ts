@@ -11,6 +11,7 @@ import { BackendContractError, TaskModeNotSupportedError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import { enterStep, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
+import { maxDetailLength, platformText } from "./exchange.js"
 
 const discoverProfile = (call: CallContext) =>
   Effect.gen(function*() {
@@ -66,9 +67,11 @@ export const ensureTaskSupport = (call: CallContext, given: A2AProtocol.A2AProfi
       onSome: (p) => p.supported_response_kinds
     })
     if (!kinds.includes("task")) {
+      // The backend's words, shown: scrubbed of secrets, each cut, at most 16 kinds.
+      const shown = (text: string) => platformText(text, call.backend.secrets.scrub, maxDetailLength) ?? ""
       return yield* new TaskModeNotSupportedError({
-        agentUid,
-        supportedResponseKinds: kinds
+        agentUid: agentUid === undefined ? undefined : shown(agentUid),
+        supportedResponseKinds: kinds.slice(0, 16).map(shown)
       })
     }
   }).pipe(Effect.withSpan("a2a.client.discover_agent", { captureStackTrace: false, attributes: spanAttributes(call) }))

@@ -5,7 +5,6 @@
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { BackendContractError } from "../A2AError.js"
 import * as RuntimeAccess from "../RuntimeAccess.js"
@@ -13,6 +12,7 @@ import { schemaPath } from "./answers.js"
 import { enterStep, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { cutText, maxDetailLength } from "./exchange.js"
+import { scrubTexts } from "./scrubSecrets.js"
 import * as Telemetry from "./telemetry.js"
 
 // Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
@@ -21,11 +21,9 @@ const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnsw
 /** A text of the platform's for display: scrubbed of secrets and at most `maxDetailLength` characters. */
 const shownWith = (scrub: (text: string) => string) => (text: string): string => cutText(scrub(text), maxDetailLength)
 
-/** An object's string fields `scrub`bed (a notice, a presence: shown in errors and progress, never decided on). */
+/** An object's texts, keys and nested ones included, `scrub`bed (a notice, a presence: shown, never decided on). */
 const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: string) => string): A | undefined =>
-  value === undefined ? undefined : Object.fromEntries(
-    Object.entries(value).map(([key, field]) => [key, Predicate.isString(field) ? scrub(field) : field])
-  ) as A
+  value === undefined ? undefined : scrubTexts(value, scrub) as A
 
 /**
  * The decision's texts from the platform (state, notice, detail, presence, expiry, service uid) `scrub`bed of

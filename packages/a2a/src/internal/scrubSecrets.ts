@@ -7,6 +7,7 @@
  * (a URL's `user:password@`, a `Basic` value): the client never sends those to the platform, so a platform
  * that shows one has them from elsewhere.
  */
+import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
 /**
@@ -83,8 +84,24 @@ const controlCharacters = /[^\P{Cc}\s]/gu
  *
  * @internal
  */
-export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string => {
-  let scrubbed = withoutTokenMembers(text.replace(controlCharacters, ""))
+export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string =>
+  scrubWith(text, secretsPattern(secrets))
+
+/**
+ * One pattern for every secret of `secrets` of at least {@link minSecretLength} characters, the longest first,
+ * so that a secret that contains another is replaced whole: a text is read once, however many they are.
+ */
+const secretsPattern = (secrets: Iterable<Redacted.Redacted<string>>): RegExp | undefined => {
+  const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
+  if (values.length === 0) return undefined
+  const alternatives = values.sort((a, b) => b.length - a.length).map((value) =>
+    value.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
+  )
+  return new RegExp(alternatives.join("|"), "g")
+}
+
+const scrubWith = (text: string, secrets: RegExp | undefined): string => {
+  const scrubbed = withoutTokenMembers(text.replace(controlCharacters, ""))
     .replace(
       urlUserInfo,
       (userInfo, offset: number, whole: string) => schemeBefore(whole, offset) ? `://${redactedMarker}@` : userInfo
@@ -94,14 +111,12 @@ export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<s
       (basic, prefix: string, value: string, padding: string) =>
         value.length >= 4 && isUserPassword(value + padding) ? `${prefix}${redactedMarker}` : basic
     )
-  // Longest first: a secret that contains another is replaced whole.
-  const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
-  for (const value of values.sort((a, b) => b.length - a.length)) scrubbed = scrubbed.split(value).join(redactedMarker)
-  return scrubbed
+  return secrets === undefined ? scrubbed : scrubbed.replace(secrets, redactedMarker)
 }
 
 /**
- * A JSON value (an answer kept on an error) with each of its strings passed through `scrub`.
+ * A JSON value (an answer kept on an error, a notice) with each of its strings, keys included, passed through
+ * `scrub`.
  *
  * @internal
  */
@@ -109,7 +124,7 @@ export const scrubTexts = (value: unknown, scrub: (text: string) => string): unk
   if (typeof value === "string") return scrub(value)
   if (Array.isArray(value)) return value.map((item) => scrubTexts(item, scrub))
   if (typeof value !== "object" || value === null) return value
-  return Object.fromEntries(Object.entries(value).map(([key, field]) => [key, scrubTexts(field, scrub)]))
+  return Object.fromEntries(Object.entries(value).map(([key, field]) => [scrub(key), scrubTexts(field, scrub)]))
 }
 
 /**
@@ -133,15 +148,17 @@ export interface KnownSecrets {
  */
 export const maxKnownSecrets = 256
 
-// Keyed by value: the same token redacted twice is one secret; re-adding one makes it the newest.
-const remember = (secrets: Map<string, Redacted.Redacted<string>>, secret: Redacted.Redacted<string>): void => {
+// Keyed by value: the same token redacted twice is one secret; re-adding one makes it the newest. Whether the
+// secrets are others now (a value new to them).
+const remember = (secrets: Map<string, Redacted.Redacted<string>>, secret: Redacted.Redacted<string>): boolean => {
   const value = Redacted.value(secret)
-  secrets.delete(value)
+  const known = secrets.delete(value)
   secrets.set(value, secret)
   for (const oldest of secrets.keys()) {
     if (secrets.size <= maxKnownSecrets) break
     secrets.delete(oldest)
   }
+  return !known
 }
 
 /** @internal */
@@ -150,8 +167,19 @@ export const makeKnownSecrets = (): KnownSecrets => {
     user: new Map<string, Redacted.Redacted<string>>(),
     runtime: new Map<string, Redacted.Redacted<string>>()
   }
+  // Made again only after a secret was added.
+  let pattern: Option.Option<RegExp | undefined> = Option.none()
   return {
-    add: (kind, secret) => remember(byKind[kind], secret),
-    scrub: (text) => scrubSecrets(text, [...byKind.user.values(), ...byKind.runtime.values()])
+    add: (kind, secret) => {
+      if (remember(byKind[kind], secret)) pattern = Option.none()
+    },
+    scrub: (text) => {
+      const current = Option.getOrElse(
+        pattern,
+        () => secretsPattern([...byKind.user.values(), ...byKind.runtime.values()])
+      )
+      pattern = Option.some(current)
+      return scrubWith(text, current)
+    }
   }
 }
