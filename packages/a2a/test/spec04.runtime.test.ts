@@ -356,6 +356,28 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
       expect(html).toMatchObject({ _tag: "ServerError", detail: "an HTML error page" })
     }))
 
+  it.scoped("a long error text is scrubbed only up to 64 KiB past what is shown, none of a secret it cut shown", () =>
+    Effect.gen(function*() {
+      const text = (body: string) => (request: HttpClientRequest.HttpClientRequest) =>
+        HttpClientResponse.fromWeb(
+          request,
+          new Response(body, { status: 500, headers: { "content-type": "text/plain" } })
+        )
+      // 60 MiB of Basic credentials: the start shown, scrubbed
+      const basic = failure(yield* sendAnsweredWith(text("Basic QTpC ".repeat(6_000_000))))
+      expect(basic).toMatchObject({ _tag: "ServerError", detail: expect.stringMatching(/^Basic \[redacted\] Basic/) })
+      // A long "token" value shrinks to the marker, so the runtime token that the window's end (800 characters
+      // shown + 64 KiB) cuts after 12 characters would come into view: what is left of it is dropped.
+      const windowEnd = 800 + 64 * 1024
+      const head = `{"token":"${"v".repeat(windowEnd - 12 - 40)}","note":"${"n".repeat(20)}`
+      const cutToken = failure(yield* sendAnsweredWith(text(`${head}runtime-token and more"}${"x".repeat(1000)}`)))
+      expect(cutToken).toMatchObject({
+        _tag: "ServerError",
+        detail: "{\"token\":\"[redacted]…"
+      })
+      expect(JSON.stringify(cutToken)).not.toContain("runtime-tok")
+    }))
+
   it.scoped("an error text made to overflow a backtracking pattern's stack (16 MiB after \"token\": \", Basic) is read", () =>
     Effect.gen(function*() {
       const text = (body: string) => (request: HttpClientRequest.HttpClientRequest) =>
@@ -366,15 +388,16 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
       const run = "A".repeat(16 * 1024 * 1024)
       expect(failure(yield* sendAnsweredWith(text(`"token":"${run}`)))).toMatchObject({
         _tag: "ServerError",
-        detail: "\"token\":\"[redacted]"
+        detail: "\"token\":\"[redacted]…"
       })
       expect(failure(yield* sendAnsweredWith(text(`"token":"${"A\\\"".repeat(4 * 1024 * 1024)}`)))).toMatchObject({
         _tag: "ServerError",
-        detail: "\"token\":\"[redacted]"
+        detail: "\"token\":\"[redacted]…"
       })
+      // one run the cut ends in: it could be a credential, none of it is shown
       expect(failure(yield* sendAnsweredWith(text(`Basic ${run}`)))).toMatchObject({
         _tag: "ServerError",
-        detail: `Basic ${"A".repeat(194)}…`
+        detail: "Basic…"
       })
     }))
 })

@@ -30,6 +30,7 @@ import { withoutTrailingSlashes } from "./httpUrl.js"
 import { oneLine } from "./oneLine.js"
 import { ProxyRefused, proxyRefusedCode } from "./proxy.js"
 import { concat } from "./responseChunks.js"
+import { redactedMarker } from "./scrubSecrets.js"
 import * as Telemetry from "./telemetry.js"
 
 const utf8 = new TextDecoder()
@@ -294,13 +295,32 @@ export const platformText = (
   scrub: (text: string) => string,
   maxLength: number
 ): string | undefined => {
-  const scrubbed = scrub(text).trim()
-  // Only the start can be shown: made one line whole, a 50 MB body would cost the call a fifth of a second.
-  const start = scrubbed.slice(0, maxLength * 4)
+  // Only the start can be shown: a long text is scrubbed up to `scrubMargin` past it (scrubbed whole, 60 MiB
+  // of credentials cost the call seconds), without what the cut may have left of a secret.
+  const shownLength = maxLength * 4
+  const long = text.length > shownLength + scrubMargin
+  const scrubbed = long ? withoutCutEnd(scrub(text.slice(0, shownLength + scrubMargin))).trim() : scrub(text).trim()
+  const start = scrubbed.slice(0, shownLength)
   const short = oneLine(start)
   if (short === "") return undefined
-  return cutText(start.length < scrubbed.length ? `${short}…` : short, maxLength)
+  return cutText(long || start.length < scrubbed.length ? `${short}…` : short, maxLength)
 }
+
+const scrubMargin = 64 * 1024
+
+/**
+ * A scrubbed text cut at an arbitrary point, without what the cut may have left of a secret: the end of its last
+ * run of characters that are neither whitespace nor the marker, as long as a token a header carries, or the
+ * whole run after `Basic`.
+ */
+const withoutCutEnd = (text: string): string => {
+  let run = text.length
+  while (run > 0 && !/\s/.test(text.charAt(run - 1)) && !text.endsWith(redactedMarker, run)) run--
+  const basic = /\bBasic\s+$/.test(text.slice(Math.max(0, run - 16), run))
+  return text.slice(0, basic ? run : Math.max(run, text.length - maxCutSecret))
+}
+
+const maxCutSecret = 16 * 1024
 
 /**
  * `text` whole, or its first `maxLength` characters and `…`.
