@@ -3,9 +3,17 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
+import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import { A2AInputError } from "../src/A2AError.js"
-import { errorTypeOf, httpRequestDuration, observeHttpRequest, serverOf } from "../src/internal/telemetry.js"
+import {
+  count,
+  errorTypeOf,
+  httpRequestDuration,
+  maxLabelSets,
+  observeHttpRequest,
+  serverOf
+} from "../src/internal/telemetry.js"
 import { histogramOf } from "./fixtures.js"
 
 describe("error.type of an exit", () => {
@@ -59,5 +67,25 @@ describe("http.client.request.duration by status", () => {
       yield* answered(399)
       const [rejectedAfter, answeredAfter] = yield* counts
       expect([rejectedAfter - rejectedBefore, answeredAfter - answeredBefore]).toEqual([1, 1])
+    }))
+})
+
+describe("metric cardinality", () => {
+  it.effect("a metric tells apart at most 2,000 label sets; later ones count together under otel.metric.overflow", () =>
+    Effect.gen(function*() {
+      const servers = Metric.counter("test.cardinality.servers", { incremental: true })
+      for (let port = 1; port <= maxLabelSets + 100; port++) yield* count(servers, { "server.port": String(port) })
+      const states = Metric.unsafeSnapshot().filter((pair) => pair.metricKey.name === "test.cardinality.servers")
+      expect(states).toHaveLength(maxLabelSets + 1)
+      const overflow = states.find((pair) =>
+        pair.metricKey.tags.some((tag) => tag.key === "otel.metric.overflow" && tag.value === "true")
+      )
+      expect(overflow?.metricState).toMatchObject({ count: 100 })
+      // a label set told apart before the limit is still counted as itself
+      yield* count(servers, { "server.port": "1" })
+      const first = Metric.unsafeSnapshot().find((pair) =>
+        pair.metricKey.name === "test.cardinality.servers" && pair.metricKey.tags.some((tag) => tag.value === "1")
+      )
+      expect(first?.metricState).toMatchObject({ count: 2 })
     }))
 })

@@ -140,21 +140,34 @@ export const observeCall =
     )
 
 /**
+ * How many label sets a metric tells apart (OpenTelemetry SDKs' default cardinality limit): a platform that
+ * names a new runtime host or status each time cannot grow the process's metrics without bound.
+ *
+ * @internal
+ */
+export const maxLabelSets = 2000
+
+const overflowLabels = { "otel.metric.overflow": "true" }
+
+/**
  * Tags metrics of one kind once per metric and label set: Effect finds a metric's state by the identity of
- * its label array, so a metric tagged anew on each update would build and hash a new key every time.
+ * its label array, so a metric tagged anew on each update would build and hash a new key every time. Past
+ * {@link maxLabelSets}, new label sets are counted together under OpenTelemetry's overflow attribute.
  */
 const taggedOnce = <M extends object>(tag: (metric: M, labels: Array<MetricLabel.MetricLabel>) => M) => {
   const byMetric = new WeakMap<M, Map<string, M>>()
-  return (metric: M, labels: Record<string, string>): M => {
+  const tagged = (metric: M, labels: Record<string, string>): M => {
     const key = JSON.stringify(labels)
     let byLabels = byMetric.get(metric)
     if (byLabels === undefined) byMetric.set(metric, byLabels = new Map())
     const known = byLabels.get(key)
     if (known !== undefined) return known
+    if (byLabels.size >= maxLabelSets && labels !== overflowLabels) return tagged(metric, overflowLabels)
     const made = tag(metric, Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value)))
     byLabels.set(key, made)
     return made
   }
+  return tagged
 }
 const counterWith = taggedOnce<Metric.Metric.Counter<number>>(Metric.taggedWithLabels)
 const histogramWith = taggedOnce<Metric.Metric.Histogram<number>>(Metric.taggedWithLabels)
