@@ -18,6 +18,8 @@ const everyUnsafe = new RegExp(unsafe.source, "gu")
 export const isUnsafe = (char: string): boolean => unsafe.test(char)
 
 const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
+const otherLineBreaks = /\r\n?|[\v\f\u0085\u2028\u2029]/g
+const unsafeInLines = /[^\P{Cc}\n\t]|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
 
 // Escape sequences (ECMA-48): a control sequence (CSI), a control string (OSC, DCS, …) up to its terminator, any
 // other escape. Each part repeats one character class: no hostile text makes it slow or overflow the stack, as
@@ -53,7 +55,7 @@ export const oneLine = (text: string): string =>
  * @category rendering
  */
 export const printable = (text: string): string =>
-  withoutEscapes(text).split(lineBreak).map((line) => withoutUnsafe(line, "\t")).join("\n")
+  withoutEscapes(text).replace(otherLineBreaks, "\n").replace(unsafeInLines, "")
 
 const unsafeInJson = /[\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
 
