@@ -77,6 +77,10 @@ const sendAnsweredWith = (
     return result
   })
 
+/** A runtime 500 answer whose body is `body`, of `mediaType`. */
+const text = (body: string, mediaType = "text/plain") => (request: HttpClientRequest.HttpClientRequest) =>
+  HttpClientResponse.fromWeb(request, new Response(body, { status: 500, headers: { "content-type": mediaType } }))
+
 /** One send to a runtime that answers 200 with `body` as JSON. */
 const sendAnswered = (body: unknown, kind: "message" | "task" = "message", taskId?: string) =>
   sendAnsweredWith((request) => jsonResponse(request, 200, body), kind, taskId)
@@ -348,8 +352,6 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
 
   it.scoped("an error text made to stall a backtracking pattern (1 MB of \"a-a-…\", of \"<title\") is read at once", () =>
     Effect.gen(function*() {
-      const text = (body: string, mediaType: string) => (request: HttpClientRequest.HttpClientRequest) =>
-        HttpClientResponse.fromWeb(request, new Response(body, { status: 500, headers: { "content-type": mediaType } }))
       const plain = failure(yield* sendAnsweredWith(text("a-".repeat(500_000), "text/plain")))
       expect(plain).toMatchObject({ _tag: "ServerError", detail: `${"a-".repeat(100)}…` })
       const html = failure(yield* sendAnsweredWith(text(`<html>${"<title".repeat(200_000)}`, "text/html")))
@@ -358,11 +360,6 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
 
   it.scoped("a long error text is scrubbed only up to 64 KiB past what is shown, none of a secret it cut shown", () =>
     Effect.gen(function*() {
-      const text = (body: string) => (request: HttpClientRequest.HttpClientRequest) =>
-        HttpClientResponse.fromWeb(
-          request,
-          new Response(body, { status: 500, headers: { "content-type": "text/plain" } })
-        )
       // 60 MiB of Basic credentials: the start shown, scrubbed
       const basic = failure(yield* sendAnsweredWith(text("Basic QTpC ".repeat(6_000_000))))
       expect(basic).toMatchObject({ _tag: "ServerError", detail: expect.stringMatching(/^Basic \[redacted\] Basic/) })
@@ -380,11 +377,6 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
 
   it.scoped("an error text made to overflow a backtracking pattern's stack (16 MiB after \"token\": \", Basic) is read", () =>
     Effect.gen(function*() {
-      const text = (body: string) => (request: HttpClientRequest.HttpClientRequest) =>
-        HttpClientResponse.fromWeb(
-          request,
-          new Response(body, { status: 500, headers: { "content-type": "text/plain" } })
-        )
       const run = "A".repeat(16 * 1024 * 1024)
       expect(failure(yield* sendAnsweredWith(text(`"token":"${run}`)))).toMatchObject({
         _tag: "ServerError",
