@@ -10,6 +10,12 @@ describe("scrubSecrets", () => {
       .toBe("a=[redacted] b=[redacted] c=[redacted]")
   })
 
+  it("a secret made of one repeated character is replaced where it stands, whole, however the text repeats it", () => {
+    expect(scrubSecrets("aaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]")
+    expect(scrubSecrets("aaaaaaaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]aaaaa")
+    expect(scrubSecrets("aaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("aaaaaaaaa")
+  })
+
   it("replaces a secret that contains another whole (longest first)", () => {
     const short = secret("abcdefgh")
     const long = secret("abcdefgh-ijkl")
@@ -133,7 +139,19 @@ describe("KnownSecrets", () => {
     expect(known.scrub("aXb*c+d?e^f$g(h)i[j]k{l}m|n\\o/p abbbc")).toBe("aXb*c+d?e^f$g(h)i[j]k{l}m|n\\o/p abbbc")
   })
 
-  it("a client that knows 512 secrets scrubs a million texts at once (one pattern for them all)", () => {
+  it("secrets are found however long and however alike: tokens of 40,000 and 100,000 characters, JWTs", () => {
+    const known = makeKnownSecrets()
+    const header = "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+    const jwts = Array.from({ length: 300 }, (_, i) => `${header}eyJzdWIiOiJ${i}.c2lnbmF0dXJl${i}`)
+    for (const jwt of jwts) known.add("runtime", secret(jwt))
+    known.add("user", secret("L".repeat(40_000)))
+    known.add("user", secret("M".repeat(100_000)))
+    expect(known.scrub(`a ${"L".repeat(40_000)} b ${"M".repeat(100_000)} c ${jwts[299]} ${header}x`)).toBe(
+      `a [redacted] b [redacted] c [redacted] ${header}x`
+    )
+  })
+
+  it("a client that knows 512 secrets scrubs a million texts at once (found by their ends, in one pass)", () => {
     const known = makeKnownSecrets()
     for (let i = 0; i < maxKnownSecrets; i++) {
       known.add("user", secret(`user-token-${i}`))

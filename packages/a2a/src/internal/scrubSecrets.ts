@@ -85,22 +85,51 @@ const controlCharacters = /[^\P{Cc}\s]/gu
  * @internal
  */
 export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string =>
-  scrubWith(text, secretsPattern(secrets))
+  scrubWith(text, indexOf(secrets))
 
-/**
- * One pattern for every secret of `secrets` of at least {@link minSecretLength} characters, the longest first,
- * so that a secret that contains another is replaced whole: a text is read once, however many they are.
- */
-const secretsPattern = (secrets: Iterable<Redacted.Redacted<string>>): RegExp | undefined => {
-  const values = Array.from(secrets, Redacted.value).filter((value) => value.length >= minSecretLength)
-  if (values.length === 0) return undefined
-  const alternatives = values.sort((a, b) => b.length - a.length).map((value) =>
-    value.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&")
-  )
-  return new RegExp(alternatives.join("|"), "g")
+/** Known secrets by their last {@link minSecretLength} characters, and one pattern that finds those. */
+interface SecretsIndex {
+  readonly endings: RegExp
+  readonly byEnding: ReadonlyMap<string, ReadonlyArray<string>>
 }
 
-const scrubWith = (text: string, secrets: RegExp | undefined): string => {
+// Found by their ends: tokens often share their start (every JWT's header), and one pattern of whole tokens
+// compiles in time and size that grow with them (512 of 1 KiB: half a second; one of 32 KiB: refused).
+const indexOf = (secrets: Iterable<Redacted.Redacted<string>>): SecretsIndex | undefined => {
+  const byEnding = new Map<string, Array<string>>()
+  for (const value of new Set(Array.from(secrets, Redacted.value))) {
+    if (value.length < minSecretLength) continue
+    const ending = value.slice(-minSecretLength)
+    byEnding.set(ending, [...(byEnding.get(ending) ?? []), value])
+  }
+  if (byEnding.size === 0) return undefined
+  const alternatives = Array.from(byEnding.keys(), (ending) => ending.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))
+  return { endings: new RegExp(alternatives.join("|"), "g"), byEnding }
+}
+
+/** `text` with each occurrence of a known secret replaced; of overlapping ones, the first and then the longest. */
+const withoutKnown = (text: string, known: SecretsIndex): string => {
+  const found: Array<readonly [number, number]> = []
+  known.endings.lastIndex = 0
+  for (let ending = known.endings.exec(text); ending !== null; ending = known.endings.exec(text)) {
+    const end = ending.index + ending[0].length
+    // A start before the text (startsWith counts it from 0) is passed over below, as `kept` starts at 0.
+    for (const value of known.byEnding.get(ending[0]) ?? []) {
+      if (text.startsWith(value, end - value.length)) found.push([end - value.length, end])
+    }
+    known.endings.lastIndex = ending.index + 1
+  }
+  let scrubbed = ""
+  let kept = 0
+  for (const [start, end] of found.sort(([a, aEnd], [b, bEnd]) => a - b || bEnd - aEnd)) {
+    if (start < kept) continue
+    scrubbed += `${text.slice(kept, start)}${redactedMarker}`
+    kept = end
+  }
+  return scrubbed + text.slice(kept)
+}
+
+const scrubWith = (text: string, known: SecretsIndex | undefined): string => {
   const scrubbed = withoutTokenMembers(text.replace(controlCharacters, ""))
     .replace(
       urlUserInfo,
@@ -111,7 +140,7 @@ const scrubWith = (text: string, secrets: RegExp | undefined): string => {
       (basic, prefix: string, value: string, padding: string) =>
         value.length >= 4 && isUserPassword(value + padding) ? `${prefix}${redactedMarker}` : basic
     )
-  return secrets === undefined ? scrubbed : scrubbed.replace(secrets, redactedMarker)
+  return known === undefined ? scrubbed : withoutKnown(scrubbed, known)
 }
 
 /**
@@ -168,17 +197,14 @@ export const makeKnownSecrets = (): KnownSecrets => {
     runtime: new Map<string, Redacted.Redacted<string>>()
   }
   // Made again only after a secret was added.
-  let pattern: Option.Option<RegExp | undefined> = Option.none()
+  let index: Option.Option<SecretsIndex | undefined> = Option.none()
   return {
     add: (kind, secret) => {
-      if (remember(byKind[kind], secret)) pattern = Option.none()
+      if (remember(byKind[kind], secret)) index = Option.none()
     },
     scrub: (text) => {
-      const current = Option.getOrElse(
-        pattern,
-        () => secretsPattern([...byKind.user.values(), ...byKind.runtime.values()])
-      )
-      pattern = Option.some(current)
+      const current = Option.getOrElse(index, () => indexOf([...byKind.user.values(), ...byKind.runtime.values()]))
+      index = Option.some(current)
       return scrubWith(text, current)
     }
   }
