@@ -64,13 +64,34 @@ const utf8 = new TextDecoder()
 const oneLine = (text: string): string =>
   Array.from(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), (char) => isUnsafe(char) ? " " : char).join("")
 
-/** The first bytes of a body, as they pass. */
+// How far back a credential member may start in a body read chunk by chunk: longer than any token.
+const memberReach = 64 * 1024
+
+/** The first bytes of a body, as they pass, and the credentials the whole body hands out. */
 class Excerpt {
   private readonly kept: Array<Uint8Array> = []
   private keptBytes = 0
+  private readonly decoder = new TextDecoder()
+  private tail = ""
+  private readonly handed = new Set<string>()
   size = 0
 
+  /** The credentials the body handed out, the newest {@link learnedSecrets}. */
+  get handedOut(): ReadonlyArray<Redacted.Redacted<string>> {
+    return Array.from(this.handed, (value) => Redacted.make(value))
+  }
+
   add(chunk: Uint8Array): void {
+    const text = this.tail + this.decoder.decode(chunk, { stream: true })
+    for (const credential of Redact.credentialsIn(text)) {
+      this.handed.delete(Redacted.value(credential))
+      this.handed.add(Redacted.value(credential))
+    }
+    for (const oldest of this.handed) {
+      if (this.handed.size <= learnedSecrets) break
+      this.handed.delete(oldest)
+    }
+    this.tail = text.slice(-memberReach)
     this.size += chunk.byteLength
     const room = excerptBytes + redactionMargin - this.keptBytes
     if (room <= 0) return
@@ -273,7 +294,7 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
           const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
             Effect.flatMap(since, (elapsed) => {
               // The tokens an answer hands out (a resolve, a refresh) are hidden wherever it shows them again.
-              secrets.learn(Redact.credentialsIn(excerpt.text()))
+              secrets.learn(excerpt.handedOut)
               return log([
                 outcome._tag === "End"
                   ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(secrets.current)}`

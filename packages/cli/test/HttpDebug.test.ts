@@ -104,19 +104,36 @@ describe("HttpDebug", () => {
           // the key spelled with an escape, as JSON allows
           `{"\\u0074oken":"rt-escaped-1a2b3c4d","note":"rt-escaped-1a2b3c4d"}`,
           // a token refresh, both new tokens in a note
-          `{"access":"new-access-NNNN2222","refresh":"new-refresh-RRRR3333","note":"new-access-NNNN2222 new-refresh-RRRR3333"}`
+          `{"access":"new-access-NNNN2222","refresh":"new-refresh-RRRR3333","note":"new-access-NNNN2222 new-refresh-RRRR3333"}`,
+          // the token member far past what is shown, and split between two chunks
+          `{"detail":"issued rt-late-7a6b5c4d","pad":"${"p".repeat(70_000)}","token":"rt-late-7a6b5c4d"}`
         ]
         let served = 0
-        const backend = HttpClient.make((request) =>
-          Effect.succeed(HttpClientResponse.fromWeb(request, new Response(answers[served++] ?? "")))
-        )
+        const backend = HttpClient.make((request) => {
+          const body = answers[served++] ?? ""
+          const split = body.indexOf("rt-late-7a6b", body.indexOf("\"token\""))
+          const chunks = split < 0 ? [body] : [body.slice(0, split), body.slice(split)]
+          const stream = new ReadableStream<Uint8Array>({
+            start(controller) {
+              for (const chunk of chunks) controller.enqueue(new TextEncoder().encode(chunk))
+              controller.close()
+            }
+          })
+          return Effect.succeed(HttpClientResponse.fromWeb(request, new Response(stream)))
+        })
         let log = ""
         const client = HttpDebug.wrap(backend, { write: (text) => Effect.sync(() => void (log += text)), secrets: [] })
         for (const _ of answers) {
           yield* Effect.flatMap(client.execute(HttpClientRequest.post("http://127.0.0.1:9/b")), (r) => r.text)
         }
         for (
-          const token of ["rt-live-9f8e7d6c", "rt-escaped-1a2b3c4d", "new-access-NNNN2222", "new-refresh-RRRR3333"]
+          const token of [
+            "rt-live-9f8e7d6c",
+            "rt-escaped-1a2b3c4d",
+            "new-access-NNNN2222",
+            "new-refresh-RRRR3333",
+            "rt-late-7a6b5c4d"
+          ]
         ) {
           expect(log).not.toContain(token)
         }
