@@ -80,9 +80,13 @@ const unescaped = (written: string): string | undefined => {
   }
 }
 
+// The members that hand out a token, and what a token looks like (a `"token_type": "access"` is no token).
+const tokenMemberName = /^(token|access|refresh|jwt|(access|refresh|id|auth)[-_]?token|secret|password|api[-_]?key)$/i
+const tokenShaped = /^[\x21-\x7e]{8,}$/
+
 /**
- * The values of the JSON members in `text` whose key names a credential (`"token"`, `"access"`, also spelled
- * with escapes: `"\u0074oken"`), unescaped: the tokens an answer hands out, to hide wherever else they show.
+ * The values of the JSON members in `text` that hand out a token (`"token"`, `"access"`, `"refresh_token"`, …,
+ * also spelled with escapes: `"\u0074oken"`), unescaped: to hide wherever else they show.
  *
  * @since 0.2.0
  * @category constructors
@@ -91,7 +95,8 @@ export const credentialsIn = (text: string): ReadonlyArray<Redacted.Redacted<str
   Array.from(text.matchAll(stringMember)).flatMap(([, key = "", value = ""]) => {
     const name = unescaped(key)
     const credential = unescaped(value)
-    return name !== undefined && credentialName.test(name) && credential !== undefined
+    return name !== undefined && tokenMemberName.test(name) && credential !== undefined &&
+        tokenShaped.test(credential)
       ? [Redacted.make(credential)]
       : []
   })

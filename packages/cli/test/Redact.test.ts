@@ -55,6 +55,13 @@ describe("Redact", () => {
     expect(Redact.text("text/plain; charset=utf-8 page=2", [])).toBe("text/plain; charset=utf-8 page=2")
   })
 
+  it("the tokens an answer hands out: values of token members, escaped keys too; not a token_type or a phrase", () => {
+    const text = `{"token":"rt-1a2b3c4d","\\u0061ccess":"acc-5e6f7a8b","refresh_token":"ref-9c0d1e2f",` +
+      `"token_type":"access_token","messages":[{"token_class":"AccessToken","message":"Token is invalid"}],` +
+      `"refresh":"short","password":"has a space"}`
+    expect(Redact.credentialsIn(text).map(Redacted.value)).toEqual(["rt-1a2b3c4d", "acc-5e6f7a8b", "ref-9c0d1e2f"])
+  })
+
   it("a text made for a backtracking pattern (1 MB of \"+A\", of \"eyJeee-\") is redacted at once", () => {
     expect(Redact.text(`0${"+A".repeat(500_000)}`, [])).toHaveLength(1_000_001)
     expect(Redact.text("eyJeee-".repeat(150_000), [])).toHaveLength(1_050_000)
