@@ -290,7 +290,7 @@ const StoredFields = Schema.Struct({
   version: Schema.Literal(1),
   rpcUrl: StoredRpcUrl,
   token: Schema.Redacted(StoredToken),
-  validUntilMillis: Schema.Number,
+  validUntilMillis: Schema.Finite,
   serviceUid: Schema.optional(Schema.String)
 })
 // An entry is one level deep: 8 leaves room for the format to grow, and none for a hostile value.

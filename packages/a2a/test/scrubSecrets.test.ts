@@ -10,10 +10,21 @@ describe("scrubSecrets", () => {
       .toBe("a=[redacted] b=[redacted] c=[redacted]")
   })
 
-  it("a secret made of one repeated character is replaced where it stands, whole, however the text repeats it", () => {
+  it("a secret made of one repeated character is replaced wherever it stands, however the text repeats it", () => {
     expect(scrubSecrets("aaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]")
-    expect(scrubSecrets("aaaaaaaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]aaaaa")
+    expect(scrubSecrets("aaaaaaaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]") // every a is in one
     expect(scrubSecrets("aaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("aaaaaaaaa")
+  })
+
+  it("secrets that overlap are replaced together; one that holds an @ or a control character is still found", () => {
+    expect(
+      scrubSecrets("userTOKEN-0123456789abcdefRUNTIME", [secret("userTOKEN-0123"), secret("0123456789abcdefRUNTIME")])
+    )
+      .toBe("[redacted]")
+    expect(scrubSecrets("http://u:p@ssRUNTIMESECRET99", [secret("p@ssRUNTIMESECRET99")])).toBe("http://u:[redacted]")
+    expect(scrubSecrets("a tok\u0085en-secret-value-123 b", [secret("tok\u0085en-secret-value-123")])).toBe(
+      "a [redacted] b"
+    )
   })
 
   it("replaces a secret that contains another whole (longest first)", () => {

@@ -66,7 +66,7 @@ export const maxFileDepth = 8
 const Entry = Schema.Struct({
   rpcUrl: RuntimeAccessCache.StoredRpcUrl,
   token: RuntimeAccessCache.StoredToken,
-  validUntilMillis: Schema.Number,
+  validUntilMillis: Schema.Finite,
   serviceUid: Schema.optional(Schema.String)
 })
 

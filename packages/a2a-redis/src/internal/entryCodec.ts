@@ -37,7 +37,7 @@ export interface EntryCodec {
 const Payload = Schema.parseJson(Schema.Struct({
   rpcUrl: RuntimeAccessCache.StoredRpcUrl,
   token: Schema.Redacted(RuntimeAccessCache.StoredToken),
-  validUntilMillis: Schema.Number,
+  validUntilMillis: Schema.Finite,
   serviceUid: Schema.optional(Schema.String)
 }))
 const encodePayload = Schema.encodeSync(Payload)

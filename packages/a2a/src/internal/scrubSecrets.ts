@@ -97,7 +97,8 @@ interface SecretsIndex {
 // compiles in time and size that grow with them (512 of 1 KiB: half a second; one of 32 KiB: refused).
 const indexOf = (secrets: Iterable<Redacted.Redacted<string>>): SecretsIndex | undefined => {
   const byEnding = new Map<string, Array<string>>()
-  for (const value of new Set(Array.from(secrets, Redacted.value))) {
+  // As the text, a secret is matched without its control characters.
+  for (const value of new Set(Array.from(secrets, (secret) => Redacted.value(secret).replace(controlCharacters, "")))) {
     if (value.length < minSecretLength) continue
     const ending = value.slice(-minSecretLength)
     byEnding.set(ending, [...(byEnding.get(ending) ?? []), value])
@@ -107,22 +108,25 @@ const indexOf = (secrets: Iterable<Redacted.Redacted<string>>): SecretsIndex | u
   return { endings: new RegExp(alternatives.join("|"), "g"), byEnding }
 }
 
-/** `text` with each occurrence of a known secret replaced; of overlapping ones, the first and then the longest. */
+/** `text` with each occurrence of a known secret replaced; overlapping ones are replaced together. */
 const withoutKnown = (text: string, known: SecretsIndex): string => {
   const found: Array<readonly [number, number]> = []
   known.endings.lastIndex = 0
   for (let ending = known.endings.exec(text); ending !== null; ending = known.endings.exec(text)) {
     const end = ending.index + ending[0].length
-    // A start before the text (startsWith counts it from 0) is passed over below, as `kept` starts at 0.
     for (const value of known.byEnding.get(ending[0]) ?? []) {
-      if (text.startsWith(value, end - value.length)) found.push([end - value.length, end])
+      const start = end - value.length
+      if (start >= 0 && text.startsWith(value, start)) found.push([start, end])
     }
     known.endings.lastIndex = ending.index + 1
   }
   let scrubbed = ""
   let kept = 0
-  for (const [start, end] of found.sort(([a, aEnd], [b, bEnd]) => a - b || bEnd - aEnd)) {
-    if (start < kept) continue
+  for (const [start, end] of found.sort(([a], [b]) => a - b)) {
+    if (start < kept) {
+      kept = Math.max(kept, end)
+      continue
+    }
     scrubbed += `${text.slice(kept, start)}${redactedMarker}`
     kept = end
   }
@@ -130,7 +134,9 @@ const withoutKnown = (text: string, known: SecretsIndex): string => {
 }
 
 const scrubWith = (text: string, known: SecretsIndex | undefined): string => {
-  const scrubbed = withoutTokenMembers(text.replace(controlCharacters, ""))
+  // Known secrets first: a pattern below could cut one in two (a token may hold an `@`).
+  const cleaned = text.replace(controlCharacters, "")
+  return withoutTokenMembers(known === undefined ? cleaned : withoutKnown(cleaned, known))
     .replace(
       urlUserInfo,
       (userInfo, offset: number, whole: string) => schemeBefore(whole, offset) ? `://${redactedMarker}@` : userInfo
@@ -140,7 +146,6 @@ const scrubWith = (text: string, known: SecretsIndex | undefined): string => {
       (basic, prefix: string, value: string, padding: string) =>
         value.length >= 4 && isUserPassword(value + padding) ? `${prefix}${redactedMarker}` : basic
     )
-  return known === undefined ? scrubbed : withoutKnown(scrubbed, known)
 }
 
 /**
