@@ -370,6 +370,12 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
         read.push(Option.isSome(yield* cache.get(`k${i}`)))
       }
       expect(read).toEqual(entries.map(([, , expected]) => expected))
+      // a validity JSON reads as Infinity (it would be written back as null)
+      yield* kv.set(
+        "mainsequence-a2a-runtime-access-inf",
+        stored("https://rt.example", "tok").replace("60000", "1e999")
+      )
+      expect(yield* cache.get("inf")).toEqual(Option.none())
     }).pipe(Effect.provide(Layer.provideMerge(RuntimeAccessCache.layerKeyValueStore(), KeyValueStore.layerMemory))))
 
   it("StoredRpcUrl and StoredToken name what is wrong, never the value a store held", () => {
