@@ -125,6 +125,9 @@ class Excerpt {
  */
 export const learnedSecrets = 256
 
+// The backend's answers that hand out tokens (SPEC §3, and the token refresh); an Agent's words are never learned.
+const handsOutTokens = (url: string): boolean => /\/(resolve-runtime-access|token\/refresh)\/(\?|$)/.test(url)
+
 /** The texts to hide: those the CLI was given, and the credentials its requests carried or answers gave since. */
 class KnownSecrets {
   private readonly learned = new Set<string>()
@@ -293,8 +296,8 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
           const since = Effect.map(Clock.currentTimeNanos, (now) => millis(started, now))
           const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
             Effect.flatMap(since, (elapsed) => {
-              // The tokens an answer hands out (a resolve, a refresh) are hidden wherever it shows them again.
-              secrets.learn(excerpt.handedOut)
+              // The tokens the backend hands out (a resolve, a refresh) are hidden wherever they show again.
+              if (handsOutTokens(request.url)) secrets.learn(excerpt.handedOut)
               return log([
                 outcome._tag === "End"
                   ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(secrets.current)}`

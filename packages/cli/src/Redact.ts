@@ -20,7 +20,31 @@ import * as Redacted from "effect/Redacted"
  */
 export const placeholder = "<redacted>"
 
-const credentialName = /token|secret|passw(or)?d|auth|api[-_]?key|credential|cookie|signature|^(access|refresh|jwt)$/i
+const credentialWords: ReadonlySet<string> = new Set([
+  "token",
+  "secret",
+  "password",
+  "passwd",
+  "auth",
+  "authorization",
+  "credential",
+  "credentials",
+  "cookie",
+  "signature",
+  "jwt",
+  "apikey"
+])
+
+/**
+ * Whether a header, JSON key or parameter names a credential: one of its words (split at `-`, `_`, `.` and
+ * camelCase) is one (`x-auth-token`, `accessToken`, `api_key`), or it is `access` / `refresh`. Words only:
+ * `author`, `output_tokens` and `www-authenticate` are no credentials.
+ */
+const namesCredential = (name: string): boolean => {
+  const words = name.replace(/([a-z0-9])([A-Z])/g, "$1 $2").toLowerCase().split(/[^a-z0-9]+/)
+  return /^(access|refresh)$/i.test(name) ||
+    words.some((word, i) => credentialWords.has(word) || (word === "api" && words[i + 1] === "key"))
+}
 
 const fromUrl = (text: string): ReadonlyArray<string> => {
   if (!URL.canParse(text)) return []
@@ -103,7 +127,8 @@ export const credentialsIn = (text: string): ReadonlyArray<Redacted.Redacted<str
 
 // A JSON member; a string value may be cut off by the end of an excerpt.
 const jsonMember = /"([^"\\]*)"(\s*:\s*)("(?:[^"\\]|\\.)*(?:"|$)|[^\s,}\]]+)/g
-const scheme = /\b(Bearer|Basic)\s+[^\s",;]+/gi
+// A scheme's credential, not its parameters (`Bearer realm="api"` in a challenge).
+const scheme = /\b(Bearer|Basic)\s+(?![\w.~+/-]+=\s*["\w.~+/-])[^\s",;]+/gi
 // Bounded, and the JWT starts only where no token character precedes it: neither pattern backtracks for long.
 const userInfo = /\b([a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/?#@"]{1,1024}@/gi
 // `name=value` wherever it stands (a query, a form, prose, a JSON string); the value may be quoted.
@@ -120,14 +145,14 @@ export const text = (input: string, known: ReadonlyArray<string>): string =>
   known.reduce((acc, secret) => acc.split(secret).join(placeholder), input)
     .replace(
       jsonMember,
-      (whole, key: string, colon: string) => credentialName.test(key) ? `"${key}"${colon}"${placeholder}"` : whole
+      (whole, key: string, colon: string) => namesCredential(key) ? `"${key}"${colon}"${placeholder}"` : whole
     )
     .replace(scheme, `$1 ${placeholder}`)
     .replace(userInfo, `$1${placeholder}@`)
     .replace(
       parameter,
       (whole, start: string, name: string) =>
-        credentialName.test(name.slice(0, -1)) ? `${start}${name}${placeholder}` : whole
+        namesCredential(name.slice(0, -1)) ? `${start}${name}${placeholder}` : whole
     )
     .replace(jwt, placeholder)
 
@@ -139,6 +164,6 @@ export const text = (input: string, known: ReadonlyArray<string>): string =>
  * @category redaction
  */
 export const headerLines = (headers: Headers.Headers, known: ReadonlyArray<string>): ReadonlyArray<string> =>
-  Object.entries(Headers.redact(headers, [credentialName, "proxy-authorization"])).map(([name, value]) =>
+  Object.entries(Headers.redact(headers, Object.keys(headers).filter(namesCredential))).map(([name, value]) =>
     `${name}: ${Redacted.isRedacted(value) ? placeholder : text(value, known)}`
   )

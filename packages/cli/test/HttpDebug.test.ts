@@ -123,8 +123,11 @@ describe("HttpDebug", () => {
         })
         let log = ""
         const client = HttpDebug.wrap(backend, { write: (text) => Effect.sync(() => void (log += text)), secrets: [] })
-        for (const _ of answers) {
-          yield* Effect.flatMap(client.execute(HttpClientRequest.post("http://127.0.0.1:9/b")), (r) => r.text)
+        const resolve = "http://127.0.0.1:9/api/v1/agent-sessions/s/resolve-runtime-access/"
+        const refresh = "http://127.0.0.1:9/auth/jwt-token/token/refresh/"
+        for (const [i] of answers.entries()) {
+          const url = i === 2 ? refresh : resolve
+          yield* Effect.flatMap(client.execute(HttpClientRequest.post(url)), (r) => r.text)
         }
         for (
           const token of [
@@ -138,8 +141,30 @@ describe("HttpDebug", () => {
           expect(log).not.toContain(token)
         }
         expect(log).toContain("\"detail\":\"issued <redacted>\"")
+        expect(log).toContain("resolve-runtime-access/")
       })
   )
+
+  it.effect("--debug learns no secret from an Agent's answer: its access or refresh member is its own data", () =>
+    Effect.gen(function*() {
+      const answers = [
+        `{"task":{"metadata":{"access":"read-only-mode","refresh":"TASK_STATE_COMPLETED"}}}`,
+        `{"task":{"status":{"state":"TASK_STATE_COMPLETED"},"note":"read-only-mode"}}`
+      ]
+      let served = 0
+      const agent = HttpClient.make((request) =>
+        Effect.succeed(HttpClientResponse.fromWeb(request, new Response(answers[served++] ?? "")))
+      )
+      let log = ""
+      const client = HttpDebug.wrap(agent, { write: (text) => Effect.sync(() => void (log += text)), secrets: [] })
+      for (const _ of answers) {
+        yield* Effect.flatMap(
+          client.execute(HttpClientRequest.get("http://127.0.0.1:9/api/a2a/v1/tasks/t")),
+          (r) => r.text
+        )
+      }
+      expect(log).toContain("{\"task\":{\"status\":{\"state\":\"TASK_STATE_COMPLETED\"},\"note\":\"read-only-mode\"}}")
+    }))
 
   it.effect("a failed request: one failure line (credentials hidden), the same error for the caller", () =>
     Effect.gen(function*() {

@@ -40,6 +40,20 @@ describe("Redact", () => {
     )
   })
 
+  it("a credential is named by a whole word: output_tokens, author, authenticated, www-authenticate are kept", () => {
+    const text = "{\"usage\":{\"output_tokens\":567},\"author\":\"Jane Doe\",\"authenticated\":true," +
+      "\"accessToken\":\"a1\",\"x_auth_token\":\"a2\",\"apiKey\":\"a3\"} max_tokens=512 author=Jane"
+    expect(Redact.text(text, [])).toBe(
+      "{\"usage\":{\"output_tokens\":567},\"author\":\"Jane Doe\",\"authenticated\":true," +
+        "\"accessToken\":\"<redacted>\",\"x_auth_token\":\"<redacted>\",\"apiKey\":\"<redacted>\"} max_tokens=512 author=Jane"
+    )
+    const headers = Headers.fromInput({ "www-authenticate": "Bearer realm=\"api\"", "set-cookie": "s=1" })
+    expect(Redact.headerLines(headers, [])).toEqual([
+      "www-authenticate: Bearer realm=\"api\"",
+      "set-cookie: <redacted>"
+    ])
+  })
+
   it("hides a credential's name=value wherever it stands, as it hides its JSON member", () => {
     expect(
       Redact.text(
