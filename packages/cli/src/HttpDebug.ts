@@ -67,7 +67,19 @@ const oneLine = (text: string): string =>
 // How far back a credential member may start in a body read chunk by chunk: longer than any token.
 const memberReach = 64 * 1024
 
-/** The first bytes of a body, as they pass, and the credentials the whole body hands out. */
+/** `values` made the newest of `newest`, which keeps the last {@link learnedSecrets}. */
+const keepNewest = (newest: Set<string>, values: ReadonlyArray<string>): void => {
+  for (const value of values) {
+    newest.delete(value)
+    newest.add(value)
+  }
+  for (const oldest of newest) {
+    if (newest.size <= learnedSecrets) break
+    newest.delete(oldest)
+  }
+}
+
+/** The first bytes of a body, as they pass, and, when it `learns`, the credentials the whole body hands out. */
 class Excerpt {
   private readonly kept: Array<Uint8Array> = []
   private keptBytes = 0
@@ -76,22 +88,19 @@ class Excerpt {
   private readonly handed = new Set<string>()
   size = 0
 
+  constructor(private readonly learns: boolean) {}
+
   /** The credentials the body handed out, the newest {@link learnedSecrets}. */
   get handedOut(): ReadonlyArray<Redacted.Redacted<string>> {
     return Array.from(this.handed, (value) => Redacted.make(value))
   }
 
   add(chunk: Uint8Array): void {
-    const text = this.tail + this.decoder.decode(chunk, { stream: true })
-    for (const credential of Redact.credentialsIn(text)) {
-      this.handed.delete(Redacted.value(credential))
-      this.handed.add(Redacted.value(credential))
+    if (this.learns) {
+      const text = this.tail + this.decoder.decode(chunk, { stream: true })
+      keepNewest(this.handed, Redact.credentialsIn(text).map(Redacted.value))
+      this.tail = text.slice(-memberReach)
     }
-    for (const oldest of this.handed) {
-      if (this.handed.size <= learnedSecrets) break
-      this.handed.delete(oldest)
-    }
-    this.tail = text.slice(-memberReach)
     this.size += chunk.byteLength
     const room = excerptBytes + redactionMargin - this.keptBytes
     if (room <= 0) return
@@ -100,18 +109,14 @@ class Excerpt {
     this.keptBytes += part.byteLength
   }
 
-  text(): string {
+  render(known: ReadonlyArray<string>): string {
     const bytes = new Uint8Array(this.keptBytes)
     let offset = 0
     for (const part of this.kept) {
       bytes.set(part, offset)
       offset += part.byteLength
     }
-    return utf8.decode(bytes)
-  }
-
-  render(known: ReadonlyArray<string>): string {
-    const redacted = Redact.text(this.text(), known)
+    const redacted = Redact.text(utf8.decode(bytes), known)
     const cut = this.size > excerptBytes
     return `${oneLine(cut ? redacted.slice(0, excerptBytes) : redacted)}${cut ? " …" : ""}`
   }
@@ -140,14 +145,7 @@ class KnownSecrets {
   learn(credentials: ReadonlyArray<Redacted.Redacted<string>>): void {
     const seen = Redact.knownSecrets(credentials)
     if (seen.every((value) => this.learned.has(value))) return
-    for (const value of seen) {
-      this.learned.delete(value)
-      this.learned.add(value)
-    }
-    for (const oldest of this.learned) {
-      if (this.learned.size <= learnedSecrets) break
-      this.learned.delete(oldest)
-    }
+    keepNewest(this.learned, seen)
     this.current = Redact.knownSecrets([...this.given, ...Array.from(this.learned, (value) => Redacted.make(value))])
   }
 }
@@ -165,7 +163,7 @@ const requestBodyLines = (body: HttpBody.HttpBody, known: ReadonlyArray<string>)
   return Option.match(bytesOf(body), {
     onNone: () => [`  body: (${body._tag})`],
     onSome: (bytes) => {
-      const excerpt = new Excerpt()
+      const excerpt = new Excerpt(false)
       excerpt.add(bytes)
       return [`  body (${bytes.byteLength} bytes): ${excerpt.render(known)}`]
     }
@@ -191,13 +189,14 @@ type BodyOutcome =
 class ObservedResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
-  private readonly excerpt = new Excerpt()
+  private readonly excerpt: Excerpt
 
   constructor(
     private readonly response: HttpClientResponse.HttpClientResponse,
     private readonly ended: (excerpt: Excerpt, outcome: BodyOutcome) => Effect.Effect<void>
   ) {
     super()
+    this.excerpt = new Excerpt(handsOutTokens(response.request.url))
   }
 
   get request(): HttpClientRequest.HttpClientRequest {
@@ -297,7 +296,7 @@ export const wrap = (client: HttpClient.HttpClient, options: Options): HttpClien
           const ended = (excerpt: Excerpt, outcome: BodyOutcome) =>
             Effect.flatMap(since, (elapsed) => {
               // The tokens the backend hands out (a resolve, a refresh) are hidden wherever they show again.
-              if (handsOutTokens(request.url)) secrets.learn(excerpt.handedOut)
+              secrets.learn(excerpt.handedOut)
               return log([
                 outcome._tag === "End"
                   ? `< body (${excerpt.size} bytes, ended after ${elapsed}): ${excerpt.render(secrets.current)}`
