@@ -35,8 +35,7 @@ const escapeSequence = new RegExp(
 
 const withoutEscapes = (text: string): string => text.replace(escapeSequence, "")
 
-const withoutUnsafe = (line: string, tab: string): string =>
-  line.replace(everyUnsafe, (char) => char === "\t" ? tab : "")
+const withoutUnsafe = (line: string): string => line.replace(everyUnsafe, (char) => char === "\t" ? " " : "")
 
 /**
  * A text as one line: escape sequences and unsafe characters removed, line breaks and tabs one space.
@@ -45,7 +44,7 @@ const withoutUnsafe = (line: string, tab: string): string =>
  * @category rendering
  */
 export const oneLine = (text: string): string =>
-  withoutEscapes(text).split(lineBreak).map((line) => withoutUnsafe(line, " ").trim())
+  withoutEscapes(text).split(lineBreak).map((line) => withoutUnsafe(line).trim())
     .filter((line) => line !== "").join(" ")
 
 /**
