@@ -27,6 +27,12 @@ describe("scrubSecrets", () => {
     )
   })
 
+  it("a secret that holds another ending before its own end is replaced whole", () => {
+    expect(scrubSecrets("xxxxABCDEFGH12345678 y", [secret("xxxxABCDEFGH12345678"), secret("ABCDEFGH")])).toBe(
+      "[redacted] y"
+    )
+  })
+
   it("replaces a secret that contains another whole (longest first)", () => {
     const short = secret("abcdefgh")
     const long = secret("abcdefgh-ijkl")
@@ -61,6 +67,8 @@ describe("scrubSecrets", () => {
     expect(scrubSecrets("Basic YTpiYw==, then Basic YTpi", [])).toBe("Basic [redacted], then Basic [redacted]")
     // not base64 (5 characters), or no `user:` once decoded: left alone
     expect(scrubSecrets("Basic abcde, Basic YWJjZGVm", [])).toBe("Basic abcde, Basic YWJjZGVm")
+    // under 4 characters of base64 (a lone ":"): no credential
+    expect(scrubSecrets("Basic Og==", [])).toBe("Basic Og==")
   })
 
   it("removes control characters other than whitespace first: a secret split by one is still replaced", () => {
