@@ -1,4 +1,5 @@
 // SPEC §6, the runtime-access cache on the simulated platform.
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Duration from "effect/Duration"
@@ -11,7 +12,10 @@ import * as A2AClient from "../src/A2AClient.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
   client,
+  fakePlatform,
+  jsonResponse,
   platform,
+  readyAccessForTests,
   resolves,
   runFor,
   runtimeSends,
@@ -277,4 +281,64 @@ describe("RuntimeAccessCache.layerStore", () => {
         expect(entries.size).toBe(0)
       }).pipe(Effect.provide(layer))
     }))
+})
+
+// SPEC §6 leaves it open; a runtime that moved must not fail every send until its access expires.
+describe("an unreachable runtime drops the cached access", () => {
+  it.effect("a refused connection (a real socket): the next call resolves again and reaches the new address", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const refused = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "1" }))
+      expect(refused).toMatchObject({ _tag: "A2ATransportError", code: "ECONNREFUSED" })
+      yield* p.updateSession(sessionUid, ({ rpcUrl: _moved, ...rest }) => rest)
+      yield* a2a.sendA2AMessage(sessionUid, { message: "2" })
+      expect(yield* resolves).toHaveLength(2)
+      expect((yield* runtimeSends).map((s) => s.status)).toEqual([200])
+    }).pipe(Effect.provide(simulated({ sessions: [session({ rpcUrl: "http://127.0.0.1:9/runtime/" })] }))))
+
+  const connectFailures = [
+    ["ENOTFOUND", "A2ATransportError"],
+    ["UND_ERR_CONNECT_TIMEOUT", "A2ATimeoutError"]
+  ] as const
+  for (const [code, tag] of connectFailures) {
+    it.effect(`${code}: the next call resolves again`, () => {
+      const backendPaths: Array<string> = []
+      let runtimeRequests = 0
+      return Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const first = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "1", timeout: [5, 10] }))
+        expect(first._tag).toBe(tag)
+        yield* a2a.sendA2AMessage(sessionUid, { message: "2" })
+        expect(backendPaths.filter((path) => path.endsWith("/resolve-runtime-access/"))).toHaveLength(2)
+      }).pipe(Effect.provide(fakePlatform((request) => {
+        if (!request.url.startsWith("https://runtime.example/")) {
+          backendPaths.push(new URL(request.url).pathname)
+          return Effect.succeed(jsonResponse(request, 200, readyAccessForTests))
+        }
+        return runtimeRequests++ === 0
+          ? Effect.fail(
+            new HttpClientError.RequestError({
+              request,
+              reason: "Transport",
+              cause: Object.assign(new Error(code), { code })
+            })
+          )
+          : Effect.succeed(jsonResponse(request, 200, {
+            message: { role: "ROLE_AGENT", messageId: "a-1", contextId: sessionUid, parts: [{ text: "ok" }] }
+          }))
+      })))
+    })
+  }
+
+  it.effect("a connection dropped after the request keeps the access: the runtime was reached", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const dropped = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "1" }))
+      expect(dropped).toMatchObject({ _tag: "A2ATransportError", messageMayHaveBeenSent: true })
+      yield* a2a.sendA2AMessage(sessionUid, { message: "2" })
+      expect(yield* resolves).toHaveLength(1)
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({ agent: { script: [{ _tag: "ConnectionFailure" }] } })]
+    }))))
 })

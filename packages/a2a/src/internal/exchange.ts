@@ -69,16 +69,21 @@ export class ResponseTooLarge extends Data.TaggedError("ResponseTooLarge")<{
 const errorCode = (cause: unknown): string | undefined =>
   Predicate.hasProperty(cause, "code") && Predicate.isString(cause.code) ? cause.code : undefined
 
+/** The server's address is refused, unknown or unroutable: a cached runtime address may be stale. */
+const unreachableCodes: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "ENETUNREACH",
+  "EHOSTUNREACH"
+])
+
 /**
  * Failures of the connect phase (DNS, refused, unreachable, undici's connect timeout, a certificate the TLS
  * handshake refused, a proxy that refused to connect or forward): no byte of the request reached the server.
  */
 const connectFailureCodes: ReadonlySet<string> = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "ENETUNREACH",
-  "EHOSTUNREACH",
+  ...unreachableCodes,
   "UND_ERR_CONNECT_TIMEOUT",
   proxyRefusedCode,
   ...A2AError.tlsCertificateCodes
@@ -98,6 +103,16 @@ export const neverLeft = (error: HttpClientError.HttpClientError): boolean => {
       : [error.cause]
   return attempts.every((attempt) => connectFailureCodes.has(errorCode(attempt) ?? ""))
 }
+
+/**
+ * Whether an exchange failed because its server could not be reached: its address refused, unknown or
+ * unroutable, or no connection within the connect limit.
+ *
+ * @internal
+ */
+export const serverUnreachable = (error: unknown): boolean =>
+  (error instanceof A2ATransportError && error.code !== undefined && unreachableCodes.has(error.code)) ||
+  (error instanceof A2AError.A2ATimeoutError && error.limit === "connect")
 
 const transportError = (
   call: Call,

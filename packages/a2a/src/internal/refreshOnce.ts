@@ -2,7 +2,8 @@
  * Step 5 (SPEC §1.5, §6) around steps 2–4, which the caller hands in: obtain access and send; on a runtime
  * 401/403 drop the rejected access, obtain fresh access (same budget, skipping the cache) and send once more.
  * A second 401/403 drops that access too and is a `RuntimeAuthError`. Nothing else is retried, and no call
- * sends with a token the runtime already rejected for the session.
+ * sends with a token the runtime already rejected for the session. A runtime that cannot be reached drops the
+ * access too (its address may be stale), so that the next call resolves again.
  */
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
@@ -13,6 +14,7 @@ import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { noteRejected, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
+import { serverUnreachable } from "./exchange.js"
 import type { RuntimeRejected } from "./sendToRuntime.js"
 import { wasRejected } from "./sessionResolution.js"
 import * as Telemetry from "./telemetry.js"
@@ -36,13 +38,22 @@ export interface Attempts<A, E> {
   readonly send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeRejected>
 }
 
+/** Drops the cached access if it still holds `access`'s token (another call may have replaced it). */
+const forget = (ctx: CallContext, access: Access) =>
+  Effect.flatMap(
+    ctx.cache.get(ctx.key),
+    (current) =>
+      Option.isNone(current) || sameToken(current.value.token, access.token)
+        ? ctx.cache.invalidate(ctx.key)
+        : Effect.void
+  )
+
 /** Remembers the rejected token and drops the cached access if it still holds it. */
 const drop = (ctx: CallContext, rejected: Access) =>
-  Effect.gen(function*() {
+  Effect.suspend(() => {
     // Stryker disable next-line MethodExpression: only bounds the memory kept; no rule reads past 16 tokens
     noteRejected(ctx.session, [rejected.token, ...ctx.session.rejectedTokens].slice(0, rememberedRejections))
-    const current = yield* ctx.cache.get(ctx.key)
-    if (Option.isNone(current) || sameToken(current.value.token, rejected.token)) yield* ctx.cache.invalidate(ctx.key)
+    return forget(ctx, rejected)
   })
 
 /** Fresh access after `rejected`: another call's replacement when there is one, else a fresh resolution. */
@@ -64,13 +75,17 @@ export const refreshOnce = <A, E>(
   { obtainAccess, send }: Attempts<A, E>
 ): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> =>
   Effect.gen(function*() {
+    const sendWith = (access: Access, attempt: number) =>
+      send(access, attempt).pipe(
+        Effect.tapError((error) => serverUnreachable(error) ? forget(ctx, access) : Effect.void)
+      )
     const cached = yield* obtainAccess(false)
     // A token another call saw rejected since this call obtained it is not sent again.
     const first = wasRejected(ctx.session, cached) ? yield* replace(ctx, obtainAccess, cached) : cached
-    return yield* send(first, 1).pipe(
+    return yield* sendWith(first, 1).pipe(
       Effect.catchIf(isRejected, () =>
         Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
-          send(fresh, 2).pipe(
+          sendWith(fresh, 2).pipe(
             Effect.catchIf(isRejected, ({ answer }) =>
               Effect.zipRight(
                 drop(ctx, fresh),

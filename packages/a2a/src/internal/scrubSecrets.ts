@@ -85,40 +85,41 @@ const controlCharacters = /[^\P{Cc}\s]/gu
  * @internal
  */
 export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<string>>): string =>
-  scrubWith(text, indexOf(secrets))
+  scrubWith(text, indexOf(Array.from(secrets, (secret) => matchedAs(Redacted.value(secret)))))
 
-/** Known secrets by their last {@link minSecretLength} characters, and one pattern that finds those. */
-interface SecretsIndex {
-  readonly endings: RegExp
-  readonly byEnding: ReadonlyMap<string, ReadonlyArray<string>>
+// As the text, a secret is matched without its control characters.
+const matchedAs = (secret: string): string => secret.replace(controlCharacters, "")
+
+/** Known secrets by a hash of their last {@link minSecretLength} characters ({@link endingHash}). */
+type SecretsIndex = ReadonlyMap<number, ReadonlyArray<string>>
+
+/** A hash of the {@link minSecretLength} characters of `text` that end before `end`, as a small integer. */
+const endingHash = (text: string, end: number): number => {
+  let hash = 0
+  for (let at = end - minSecretLength; at < end; at++) hash = (Math.imul(hash, 31) + text.charCodeAt(at)) | 0
+  return hash & 0x3fffffff
 }
 
-// Found by their ends: tokens often share their start (every JWT's header), and one pattern of whole tokens
-// compiles in time and size that grow with them (512 of 1 KiB: half a second; one of 32 KiB: refused).
-const indexOf = (secrets: Iterable<Redacted.Redacted<string>>): SecretsIndex | undefined => {
-  const byEnding = new Map<string, Array<string>>()
-  // As the text, a secret is matched without its control characters.
-  for (const value of new Set(Array.from(secrets, (secret) => Redacted.value(secret).replace(controlCharacters, "")))) {
+// Found by their ends: tokens often share their start (every JWT's header). A map of hashes is made in
+// microseconds for hundreds of tokens, where one pattern of them took a millisecond to compile at each new one.
+const indexOf = (values: Iterable<string>): SecretsIndex | undefined => {
+  const byEnding = new Map<number, Array<string>>()
+  for (const value of new Set(values)) {
     if (value.length < minSecretLength) continue
-    const ending = value.slice(-minSecretLength)
+    const ending = endingHash(value, value.length)
     byEnding.set(ending, [...(byEnding.get(ending) ?? []), value])
   }
-  if (byEnding.size === 0) return undefined
-  const alternatives = Array.from(byEnding.keys(), (ending) => ending.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))
-  return { endings: new RegExp(alternatives.join("|"), "g"), byEnding }
+  return byEnding.size === 0 ? undefined : byEnding
 }
 
 /** `text` with each occurrence of a known secret replaced; overlapping ones are replaced together. */
 const withoutKnown = (text: string, known: SecretsIndex): string => {
   const found: Array<readonly [number, number]> = []
-  known.endings.lastIndex = 0
-  for (let ending = known.endings.exec(text); ending !== null; ending = known.endings.exec(text)) {
-    const end = ending.index + ending[0].length
-    for (const value of known.byEnding.get(ending[0]) ?? []) {
+  for (let end = minSecretLength; end <= text.length; end++) {
+    for (const value of known.get(endingHash(text, end)) ?? []) {
       const start = end - value.length
       if (start >= 0 && text.startsWith(value, start)) found.push([start, end])
     }
-    known.endings.lastIndex = ending.index + 1
   }
   let scrubbed = ""
   let kept = 0
@@ -182,24 +183,25 @@ export interface KnownSecrets {
  */
 export const maxKnownSecrets = 256
 
-// Keyed by value: the same token redacted twice is one secret; re-adding one makes it the newest. Whether the
-// secrets are others now (a value new to them).
-const remember = (secrets: Map<string, Redacted.Redacted<string>>, secret: Redacted.Redacted<string>): boolean => {
+// Keyed by value, to the value as matched: the same token redacted twice is one secret; re-adding one makes it
+// the newest. Whether the secrets are others now (a value new to them).
+const remember = (secrets: Map<string, string>, secret: Redacted.Redacted<string>): boolean => {
   const value = Redacted.value(secret)
-  const known = secrets.delete(value)
-  secrets.set(value, secret)
+  const matched = secrets.get(value)
+  secrets.delete(value)
+  secrets.set(value, matched ?? matchedAs(value))
   for (const oldest of secrets.keys()) {
     if (secrets.size <= maxKnownSecrets) break
     secrets.delete(oldest)
   }
-  return !known
+  return matched === undefined
 }
 
 /** @internal */
 export const makeKnownSecrets = (): KnownSecrets => {
   const byKind = {
-    user: new Map<string, Redacted.Redacted<string>>(),
-    runtime: new Map<string, Redacted.Redacted<string>>()
+    user: new Map<string, string>(),
+    runtime: new Map<string, string>()
   }
   // Made again only after a secret was added.
   let index: Option.Option<SecretsIndex | undefined> = Option.none()
