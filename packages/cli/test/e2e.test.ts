@@ -416,6 +416,28 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     60_000
   )
 
+  it.scopedLive(
+    "a runtime that moved: the run that finds its old address refused drops the cached access, the next reaches it",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        const dir = configDir()
+        yield* platform.updateSession(demoSessionUids.ready, (s) => ({ ...s, rpcUrl: "http://127.0.0.1:9/runtime/" }))
+        const refused = yield* runCliProcess(send(demoSessionUids.ready, "--message", "one"), { configDir: dir, env })
+        expect(refused.code, refused.stderr).toBe(6)
+        expect(refused.stderr).toContain("ECONNREFUSED")
+        yield* platform.updateSession(demoSessionUids.ready, ({ rpcUrl: _moved, ...rest }) => rest)
+        const moved = yield* runCliProcess(send(demoSessionUids.ready, "--message", "two"), { configDir: dir, env })
+        expect(moved.code, moved.stderr).toBe(0)
+        printedMessage(moved.stdout)
+        const counters = yield* platform.counters
+        expect(counters.resolveCalls[demoSessionUids.ready]).toBe(2)
+        expect(counters.sends[demoSessionUids.ready]).toBe(1)
+        collectTokens(dir)
+      }),
+    60_000
+  )
+
   it.scopedLive("a corrupt or foreign cache file is replaced, never a crash", () =>
     Effect.gen(function*() {
       const { env, platform } = yield* servePlatform()
