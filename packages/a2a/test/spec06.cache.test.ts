@@ -243,6 +243,37 @@ describe("runtime-access cache on the simulated platform", () => {
 })
 
 describe("RuntimeAccessCache.layerStore", () => {
+  const stalled: RuntimeAccessCache.RuntimeAccessStore = {
+    get: () => Effect.never,
+    set: () => Effect.void,
+    remove: () => Effect.void
+  }
+  const calls: ReadonlyArray<readonly [string, (a2a: A2AClient.A2AClient["Type"]) => Effect.Effect<unknown, unknown>]> =
+    [
+      ["a send", (a2a: A2AClient.A2AClient["Type"]) => a2a.sendA2AMessage(sessionUid, { message: "hi", timeout: 2 })],
+      ["a Task get", (a2a: A2AClient.A2AClient["Type"]) => a2a.getA2ATask(sessionUid, "task-1", { timeout: 2 })]
+    ]
+  for (const [name, call] of calls) {
+    it.effect(`${name} whose budget runs out in a stalled store's lookup names the resolve step; nothing sent`, () => {
+      const simulation = layerTest({ sessions: [session()] })
+      const layer = A2AClient.layer({
+        backendUrl: SimulatedPlatform.defaultBaseUrl,
+        accessToken: SimulatedPlatform.defaultUserAccessToken
+      }).pipe(Layer.provideMerge(Layer.merge(simulation, RuntimeAccessCache.layerStore(stalled))), Layer.orDie)
+      return Effect.gen(function*() {
+        const result = yield* runFor(Effect.flatMap(A2AClient.A2AClient, call), "3 seconds")
+        expect(result.error).toMatchObject({
+          _tag: "A2ATimeoutError",
+          step: "resolve-runtime-access",
+          limit: "total",
+          messageMayHaveBeenSent: false
+        })
+        expect(yield* resolves).toEqual([])
+        expect(yield* runtimeSends).toEqual([])
+      }).pipe(Effect.provide(layer))
+    })
+  }
+
   it.effect("persists admitted access through the store, removes it on a runtime 401, never stores blocked access", () =>
     Effect.gen(function*() {
       const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()

@@ -172,12 +172,7 @@ export const exchange = <TooLarge>(
 ): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
   const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
   const server = Telemetry.serverOf(shown.url)
-  const attributes = {
-    ...spanAttributes(call),
-    ...Telemetry.httpAttributes(request, server),
-    "url.full": shown.url,
-    "a2a.client.step": step
-  }
+  const attributes = { ...spanAttributes(call), ...Telemetry.httpAttributes(shown, server), "a2a.client.step": step }
   const send = (progress: PhaseProgress, span: Tracer.Span) =>
     Effect.gen(function*() {
       const sentBefore = call.sent

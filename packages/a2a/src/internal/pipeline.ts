@@ -36,18 +36,20 @@ export const sendMessage = (
       messageId: body.messageId,
       taskId: body.taskId,
       budget,
-      // Stryker disable next-line StringLiteral: the first step is replaced (enterStep) before anything can time out
-      step: isTask ? "discover-agent" as const : "resolve-runtime-access" as const
+      step: isTask
+        // Stryker disable next-line StringLiteral: ensureTaskSupport enters this step before anything can time out
+        ? "discover-agent" as const
+        : "resolve-runtime-access" as const
     }
     const answer = yield* withinCallBudget(env, options, (call) => {
       // 5. one refresh on a runtime 401/403, around:
-      const exchange = refreshOnce(call, {
+      const accessAndSend = refreshOnce(call, {
         // 2–3. a cached access, else the session's one resolution (and wait while transient)
         obtainAccess: (fresh) => obtainAccess(call, fresh),
         // 4. the bytes to the runtime
         send: (access) => sendToRuntime(call, access, body)
       })
-      return isTask ? Effect.zipRight(ensureTaskSupport(call, input.agentProfile), exchange) : exchange
+      return isTask ? Effect.zipRight(ensureTaskSupport(call, input.agentProfile), accessAndSend) : accessAndSend
     })
     if (A2AProtocol.isTask(answer)) {
       yield* Effect.annotateCurrentSpan({ "a2a.task.id": answer.id, "a2a.task.state": answer.status.state })

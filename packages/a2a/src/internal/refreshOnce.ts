@@ -6,22 +6,18 @@
  * access too (its address may be stale), so that the next call resolves again.
  */
 import * as Effect from "effect/Effect"
-import * as Equivalence from "effect/Equivalence"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
-import * as Redacted from "effect/Redacted"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { noteRejected, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { serverUnreachable } from "./exchange.js"
 import type { RuntimeRejected } from "./sendToRuntime.js"
-import { wasRejected } from "./sessionResolution.js"
+import { sameToken, wasRejected } from "./sessionResolution.js"
 import * as Telemetry from "./telemetry.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
-
-const sameToken = Redacted.getEquivalence(Equivalence.string)
 
 /** How many rejected tokens a session remembers. */
 const rememberedRejections = 16
@@ -35,7 +31,7 @@ export interface Attempts<A, E> {
   /** Steps 2–3: a usable access; `fresh` skips the cache (the cached one was rejected). */
   readonly obtainAccess: (fresh: boolean) => Effect.Effect<Access, RuntimeAccessCache.ResolveError>
   /** Step 4: one attempt with the given access; every attempt sends identical bytes. */
-  readonly send: (access: Access, attempt: number) => Effect.Effect<A, E | RuntimeRejected>
+  readonly send: (access: Access) => Effect.Effect<A, E | RuntimeRejected>
 }
 
 /** Drops the cached access if it still holds `access`'s token (another call may have replaced it). */
@@ -75,17 +71,17 @@ export const refreshOnce = <A, E>(
   { obtainAccess, send }: Attempts<A, E>
 ): Effect.Effect<A, E | RuntimeAccessCache.ResolveError | RuntimeAuthError> =>
   Effect.gen(function*() {
-    const sendWith = (access: Access, attempt: number) =>
-      send(access, attempt).pipe(
+    const sendWith = (access: Access) =>
+      send(access).pipe(
         Effect.tapError((error) => serverUnreachable(error) ? forget(ctx, access) : Effect.void)
       )
     const cached = yield* obtainAccess(false)
     // A token another call saw rejected since this call obtained it is not sent again.
     const first = wasRejected(ctx.session, cached) ? yield* replace(ctx, obtainAccess, cached) : cached
-    return yield* sendWith(first, 1).pipe(
+    return yield* sendWith(first).pipe(
       Effect.catchIf(isRejected, () =>
         Effect.flatMap(replace(ctx, obtainAccess, first), (fresh) =>
-          sendWith(fresh, 2).pipe(
+          sendWith(fresh).pipe(
             Effect.catchIf(isRejected, ({ answer }) =>
               Effect.zipRight(
                 drop(ctx, fresh),

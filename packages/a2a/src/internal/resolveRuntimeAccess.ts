@@ -1,6 +1,6 @@
 /**
  * Step 2 (SPEC §3): one `POST {backend}/api/v1/agent-sessions/{uid}/resolve-runtime-access/`, decoded into
- * an admission decision. The cache lookup and the shared wait around it live in `obtainAccess`.
+ * an admission decision. The cache lookup lives in `obtainAccess`, the shared wait in `sessionResolution`.
  */
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"

@@ -37,7 +37,12 @@ import { withinDeadlines } from "./deadlines.js"
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
 
-const sameToken = Redacted.getEquivalence(Equivalence.string)
+/**
+ * Whether two tokens are the same secret.
+ *
+ * @internal
+ */
+export const sameToken = Redacted.getEquivalence(Equivalence.string)
 
 /**
  * Whether the runtime already rejected this access's token for the session (as seen by the calls in flight).
@@ -210,7 +215,7 @@ const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): E
   })
 
 /**
- * Joins the session's resolution under way, or starts one (`Left`); or fails at once when a wait already
+ * Joins the session's resolution under way, or starts one (`started`); or fails at once when a wait already
  * recorded sends the call away. Synchronous, so no other call of the session runs in between.
  */
 const join = (ctx: CallContext, waiter: Waiter, now: number) =>

@@ -46,7 +46,6 @@ const taskCall = <A, E extends TaskError>(
     const id = yield* validateTaskId(taskId)
     yield* Effect.annotateCurrentSpan({ "gen_ai.conversation.id": uid, "a2a.task.id": id })
     const budget = yield* Timeout.toBudget(options?.timeout)
-    // Stryker disable next-line StringLiteral: the first step is replaced (enterStep) before anything can time out
     return yield* withinCallBudget(env, { agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" }, (
       call
     ) => run(call, id))

@@ -189,18 +189,15 @@ export const serverOf = (url: string): Record<string, string | number> => {
 }
 
 /**
- * The HTTP client span attributes of a request; `server` is its {@link serverOf}.
+ * The HTTP client span attributes of a request as its errors show it (its URL scrubbed); `server` is the
+ * URL's {@link serverOf}.
  *
  * @internal
  */
 export const httpAttributes = (
-  request: HttpClientRequest.HttpClientRequest,
+  shown: { readonly method: string; readonly url: string },
   server: Record<string, string | number>
-): Record<string, string | number> => ({
-  "http.request.method": request.method,
-  "url.full": request.url,
-  ...server
-})
+): Record<string, string | number> => ({ "http.request.method": shown.method, "url.full": shown.url, ...server })
 
 /**
  * Measures an HTTP request as `http.client.request.duration`, by method, status, peer, server and
