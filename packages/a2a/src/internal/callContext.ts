@@ -1,7 +1,8 @@
 /**
  * The state of one call (ids, budget, step under way, whether the message may have been sent, the transient
  * answer it waits for, the last Task seen) and the state the calls to one session share while in flight.
- * Steps read the state; only the operations of this module change it. The errors that depend on that state
+ * Steps read a call's fields; only the operations of this module change them (a session's resolution changes in
+ * `sessionResolution.ts`, a phase's deadline in `deadlines.ts`). The errors that depend on that state
  * (timeouts, "not ready") are made here too, and `stamp` gives any error the call's own ids.
  */
 import type * as Deferred from "effect/Deferred"

@@ -70,10 +70,8 @@ const outlives = (wait: SessionWait, call: Call): boolean => wait.retryAtMillis 
  * Records a transient answer: each waiting call whose deadline the next resolve misses leaves with its own
  * `AgentRuntimeNotReadyError`, the others get a progress event. With no call left the resolution detaches
  * from the session and `false` is returned: nothing polls for nobody.
- *
- * @internal
  */
-export const recordWait = (
+const recordWait = (
   session: SessionState,
   resolution: Resolution,
   wait: SessionWait
