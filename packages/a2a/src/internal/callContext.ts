@@ -182,18 +182,33 @@ export const noteRejected = (session: SessionState, tokens: ReadonlyArray<Redact
  *
  * @internal
  */
-export const notReadyError = (call: Call, transient: RuntimeAccess.Transient, remainingMs: number) =>
+export const notReadyError = (call: Call, transient: RuntimeAccess.Transient, now: number) =>
   new AgentRuntimeNotReadyError({
     agentSessionUid: call.agentSessionUid,
     messageId: call.messageId,
     state: transient.state,
     retryAfterMs: transient.retryAfterMs,
-    remainingMs: Math.max(0, remainingMs),
+    remainingMs: Math.max(0, call.deadlineMillis - now),
     detail: transient.presence?.detail ?? undefined
   })
 
 /** @internal */
 export type CallTimeout = A2ATimeoutError | AgentRuntimeNotReadyError
+
+/** The seconds a limit of `budget` gives; the response head's limit is connect + read. */
+const limitSeconds = (budget: Timeout.Budget, limit: A2ATimeoutError["limit"]): number => {
+  const { connect = Duration.zero, read = Duration.zero } = budget
+  switch (limit) {
+    case "total":
+      return budget.totalSeconds
+    case "connect":
+      return Duration.toSeconds(connect)
+    case "read":
+      return Duration.toSeconds(read)
+    case "response-head":
+      return Duration.toSeconds(Duration.sum(connect, read))
+  }
+}
 
 /**
  * The timeout error for the call's state at clock millis `now`: still waiting for a transient runtime
@@ -202,26 +217,17 @@ export type CallTimeout = A2ATimeoutError | AgentRuntimeNotReadyError
  *
  * @internal
  */
-export const timeoutErrorAt = (
-  call: Call,
-  limit: A2ATimeoutError["limit"],
-  seconds: number,
-  now: number
-): CallTimeout => {
-  if (limit !== "total" && now >= call.deadlineMillis) {
-    return timeoutErrorAt(call, "total", call.budget.totalSeconds, now)
-  }
+export const timeoutErrorAt = (call: Call, limit: A2ATimeoutError["limit"], now: number): CallTimeout => {
+  if (limit !== "total" && now >= call.deadlineMillis) return timeoutErrorAt(call, "total", now)
   const { sent, step, waitingFor } = call
   const waiting = step === "resolve-runtime-access" || step === "await-runtime"
-  if (!sent && Option.isSome(waitingFor) && waiting) {
-    return notReadyError(call, waitingFor.value, call.deadlineMillis - now)
-  }
+  if (!sent && Option.isSome(waitingFor) && waiting) return notReadyError(call, waitingFor.value, now)
   return new A2ATimeoutError({
     agentSessionUid: call.agentSessionUid,
     messageId: call.messageId,
     step,
     limit,
-    seconds,
+    seconds: limitSeconds(call.budget, limit),
     messageMayHaveBeenSent: sent,
     taskId: call.taskId,
     lastTask: lastTaskShown(call)

@@ -54,11 +54,6 @@ export const withinPhaseLimits = <A, E, R>(
 export const deadlinePassed = (call: Call, now: number): boolean =>
   now >= call.deadlineMillis || (call.phase !== undefined && now >= call.phase.deadlineMillis)
 
-const secondsOf = (call: Call, limit: PhaseDeadline["limit"]): number => {
-  const { connect = Duration.zero, read = Duration.zero } = call.budget
-  return Duration.toSeconds(limit === "read" ? read : Duration.sum(connect, read))
-}
-
 /**
  * Fails with the call's timeout error once its total or its exchange's phase limit has passed. Never asleep
  * longer than read: a phase that starts or moves meanwhile ends at least read from then.
@@ -70,10 +65,10 @@ const watch = (call: Call): Effect.Effect<never, CallTimeout> =>
       const now = clock.unsafeCurrentTimeMillis()
       const phase = call.phase
       if (phase !== undefined && now >= phase.deadlineMillis) {
-        return Effect.fail(timeoutErrorAt(call, phase.limit, secondsOf(call, phase.limit), now))
+        return Effect.fail(timeoutErrorAt(call, phase.limit, now))
       }
       // Stryker disable next-line StringLiteral: equivalent: timeoutErrorAt makes any limit at the deadline total
-      if (now >= call.deadlineMillis) return Effect.fail(timeoutErrorAt(call, "total", call.budget.totalSeconds, now))
+      if (now >= call.deadlineMillis) return Effect.fail(timeoutErrorAt(call, "total", now))
       const next = Math.min(call.deadlineMillis, phase?.deadlineMillis ?? Number.POSITIVE_INFINITY, now + read)
       return Effect.zipRight(clock.sleep(Duration.millis(next - now)), look)
     })

@@ -12,7 +12,6 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import * as HttpTraceContext from "@effect/platform/HttpTraceContext"
 import * as Data from "effect/Data"
-import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
@@ -125,8 +124,7 @@ const transportError = (
     if (neverLeft(error)) setSent(call, sentBefore)
     const code = errorCode(error.cause)
     if (code === "UND_ERR_CONNECT_TIMEOUT" && call.budget.connect !== undefined) {
-      const seconds = Duration.toSeconds(call.budget.connect)
-      return Effect.fail(timeoutErrorAt(call, "connect", seconds, clock.unsafeCurrentTimeMillis()))
+      return Effect.fail(timeoutErrorAt(call, "connect", clock.unsafeCurrentTimeMillis()))
     }
     return Effect.fail(
       new A2ATransportError({

@@ -98,7 +98,7 @@ const recordWait = (
         (waiter) =>
           Effect.zipRight(
             noteWaiting(waiter.call, transient),
-            complete(waiter, Exit.fail(notReadyError(waiter.call, transient, waiter.call.deadlineMillis - now)))
+            complete(waiter, Exit.fail(notReadyError(waiter.call, transient, now)))
           ),
         // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
         { discard: true }
@@ -158,11 +158,11 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
           // Stryker disable next-line ConditionalExpression: its NotReady needs a recorded wait
           wait !== undefined
         ) {
-          return complete(waiter, Exit.fail(notReadyError(call, wait.transient, call.deadlineMillis - now)))
+          return complete(waiter, Exit.fail(notReadyError(call, wait.transient, now)))
         }
         // A phase limit of the shared exchange that ran out at this call's own deadline is its total.
         if (Option.isSome(failure) && failure.value._tag === "A2ATimeoutError" && now >= call.deadlineMillis) {
-          return complete(waiter, Exit.fail(timeoutErrorAt(call, "total", call.budget.totalSeconds, now)))
+          return complete(waiter, Exit.fail(timeoutErrorAt(call, "total", now)))
         }
         return complete(waiter, Exit.failCause(outcome.cause))
       },
@@ -224,7 +224,7 @@ const join = (ctx: CallContext, waiter: Waiter, now: number) =>
     if (known !== undefined && outlives(known, ctx)) {
       return Effect.zipRight(
         noteWaiting(ctx, known.transient),
-        Effect.fail(notReadyError(ctx, known.transient, ctx.deadlineMillis - now))
+        Effect.fail(notReadyError(ctx, known.transient, now))
       )
     }
     const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
