@@ -14,7 +14,7 @@ import { noteRejected, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { serverUnreachable } from "./exchange.js"
 import type { RuntimeRejected } from "./sendToRuntime.js"
-import { sameToken, wasRejected } from "./sessionResolution.js"
+import { sameToken, usableCachedAccess, wasRejected } from "./sessionResolution.js"
 import * as Telemetry from "./telemetry.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
@@ -56,10 +56,9 @@ const drop = (ctx: CallContext, rejected: Access) =>
 const replace = (ctx: CallContext, obtainAccess: Attempts<unknown, unknown>["obtainAccess"], rejected: Access) =>
   Effect.gen(function*() {
     yield* drop(ctx, rejected)
-    const current = yield* ctx.cache.get(ctx.key)
     // Another call already replaced the rejected access: use its fresh one instead of resolving again.
-    if (Option.isSome(current) && !wasRejected(ctx.session, current.value)) return current.value
-    return yield* obtainAccess(true)
+    const replaced = yield* usableCachedAccess(ctx)
+    return Option.isSome(replaced) ? replaced.value : yield* obtainAccess(true)
   }).pipe(
     Effect.tap(() => Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" })),
     Effect.withSpan("a2a.client.refresh_credentials", { attributes: spanAttributes(ctx) })

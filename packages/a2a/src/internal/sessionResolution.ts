@@ -52,6 +52,14 @@ export const sameToken = Redacted.getEquivalence(Equivalence.string)
 export const wasRejected = (session: SessionState, access: Access): boolean =>
   session.rejectedTokens.some((token) => sameToken(token, access.token))
 
+/**
+ * The session's cached access, unless the runtime already rejected its token.
+ *
+ * @internal
+ */
+export const usableCachedAccess = (ctx: CallContext): Effect.Effect<Option.Option<Access>> =>
+  Effect.map(ctx.cache.get(ctx.key), Option.filter((access) => !wasRejected(ctx.session, access)))
+
 /** The resolution's own call state: the ids of the call that started it (for its spans), no deadline of its own. */
 const resolutionCall = (starter: CallContext): CallContext => ({
   ...starter,
@@ -175,8 +183,8 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
 const run = (session: SessionState, resolution: Resolution, call: CallContext, fresh: boolean) =>
   Effect.gen(function*() {
     if (!fresh) {
-      const cached = yield* call.cache.get(call.key)
-      if (Option.isSome(cached) && !wasRejected(session, cached.value)) return cached
+      const cached = yield* usableCachedAccess(call)
+      if (Option.isSome(cached)) return cached
     }
     const admitted = yield* awaitAdmission(call, (wait) => recordWait(session, resolution, wait))
     // Stryker disable next-line ConditionalExpression: with no waiting call left, whatever follows reaches nobody
