@@ -21,10 +21,6 @@ const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnsw
 /** A text of the platform's for display: scrubbed of secrets and at most `maxDetailLength` characters. */
 const shownWith = (scrub: (text: string) => string) => (text: string): string => cutText(scrub(text), maxDetailLength)
 
-/** An object's texts, keys and nested ones included, `scrub`bed (a notice, a presence: shown, never decided on). */
-const scrubStrings = <A extends object>(value: A | undefined, scrub: (text: string) => string): A | undefined =>
-  value === undefined ? undefined : scrubTexts(value, scrub) as A
-
 /**
  * The decision's texts from the platform (state, notice, detail, presence, expiry, service uid) `scrub`bed of
  * secrets and cut; the `rpcUrl` is used as given.
@@ -34,7 +30,10 @@ const scrubDecision = (
   scrub: (text: string) => string
 ): RuntimeAccess.Decision => {
   const optional = (text: string | undefined) => text === undefined ? undefined : scrub(text)
-  const notice = scrubStrings(decision.notice, scrub)
+  // A notice and a presence are shown, never decided on: every text in them, keys too, scrubbed and read again.
+  const notice = RuntimeAccess.noticeOf(scrubTexts(decision.notice, scrub))
+  const presence = (value: RuntimeAccess.RuntimePresence | undefined) =>
+    RuntimeAccess.presenceOf(scrubTexts(value, scrub))
   const state = scrub(decision.state)
   switch (decision._tag) {
     case "Admitted":
@@ -46,14 +45,14 @@ const scrubDecision = (
         serviceUid: optional(decision.serviceUid)
       }
     case "Transient":
-      return { ...decision, state, notice, presence: scrubStrings(decision.presence, scrub) }
+      return { ...decision, state, notice, presence: presence(decision.presence) }
     case "Terminal":
       return {
         ...decision,
         state,
         notice,
         detail: optional(decision.detail),
-        presence: scrubStrings(decision.presence, scrub)
+        presence: presence(decision.presence)
       }
   }
 }
