@@ -6,6 +6,7 @@ import { afterAll, afterEach, describe, expect, it } from "@effect/vitest"
 import { demoInputRequiredQuestion, demoRefreshToken, demoSessionUids } from "@mainsequence/a2a-testing/node"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
+import * as ChildProcess from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { stripVTControlCharacters } from "node:util"
@@ -711,6 +712,44 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       60_000
     )
   }
+
+  it.scopedLive(
+    "a --message-file FIFO nobody writes to stops on one SIGINT: exit 130, nothing sent",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        const dir = configDir()
+        const fifo = Path.join(dir, "message.fifo")
+        ChildProcess.execFileSync("mkfifo", [fifo])
+        const run = yield* runCliProcess(send(demoSessionUids.ready, "--message-file", fifo), {
+          configDir: dir,
+          env,
+          killAfterMs: 10_000,
+          onSpawn: (child) => {
+            // Once the CLI holds the FIFO open (or after 3 s, when it never does), one Ctrl-C.
+            const spawned = Date.now()
+            const poll = setInterval(() => {
+              const open = Fs.readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+                try {
+                  return Fs.readlinkSync(`/proc/${child.pid}/fd/${fd}`) === fifo
+                } catch {
+                  return false
+                }
+              })
+              if (open || Date.now() - spawned > 3_000) {
+                clearInterval(poll)
+                child.kill("SIGINT")
+              }
+            }, 20)
+          }
+        })
+        Fs.rmSync(fifo)
+        expect([run.code, run.signal]).toEqual([130, null])
+        expect(errorDocumentOf(run.stdout)).toMatchObject({ type: "Interrupted", exitCode: 130 })
+        expect((yield* platform.requestLog).filter((entry) => entry.route === "message-send")).toEqual([])
+      }),
+    60_000
+  )
 
   it.scopedLive("a reader that closes stdout early (… | head) gets no stack trace", () =>
     Effect.gen(function*() {

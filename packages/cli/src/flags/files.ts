@@ -14,6 +14,7 @@ import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
+import * as Net from "node:net"
 
 const reasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
   NotFound: "no such file",
@@ -70,8 +71,13 @@ export const readMessageFile = (
             : Effect.mapError(fs.readFile(path), platform)
           : info.type === "Directory"
           ? Effect.fail(cannotRead(field, path, "not a readable file"))
-          // A pipe or a device: its size is unknown until it has been read.
-          : fromStream(() => Fs.createReadStream(path)))
+          : info.type === "FIFO"
+          ? Effect.flatMap(openFifo(path, (error) => cannotRead(field, path, errnoReason(error))), (fd) =>
+            fromStream(() => new Net.Socket({ fd, readable: true, writable: false })))
+          // A device: its size is unknown until it has been read.
+          : fromStream(() =>
+            Fs.createReadStream(path)
+          ))
     })
   return Effect.flatMap(bytes, (all) =>
     Effect.try({
@@ -83,6 +89,11 @@ export const readMessageFile = (
         })
     }))
 }
+
+// Opened without blocking and read through the event loop: a blocking open of a FIFO with no writer holds a
+// thread of Node's pool, and Node does not exit (after Ctrl-C either) until that thread returns.
+const openFifo = (path: string, onError: (error: unknown) => A2AError.A2AInputError) =>
+  Effect.try({ try: () => Fs.openSync(path, Fs.constants.O_RDONLY | Fs.constants.O_NONBLOCK), catch: onError })
 
 const errnoReason = (error: unknown): string => {
   const code = Predicate.hasProperty(error, "code") ? error.code : undefined
