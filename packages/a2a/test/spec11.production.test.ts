@@ -456,6 +456,31 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
       }))
     ))
 
+  it.effect("a transient wait its caller interrupts records the time it did take", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const change = yield* changeOver(
+        {
+          waits: counterCount(Telemetry.transientWaits),
+          waitSeconds: Effect.map(histogramOf(Telemetry.transientWaitDuration, {}), (h) => h.sum)
+        },
+        Effect.gen(function*() {
+          // A wait that starts when the clock is not at 0: its time is measured from its start.
+          yield* TestClock.adjust("1 hour")
+          const fiber = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+          yield* TestClock.adjust("4 seconds")
+          yield* Fiber.interrupt(fiber)
+        })
+      )
+      expect(change).toEqual({ waits: 1, waitSeconds: 4 })
+    }).pipe(
+      Effect.provide(simulated({
+        sessions: [session({
+          access: { _tag: "ColdStart", phases: [{ state: "starting", retryAfterMs: 10_000, durationMs: 60_000 }] }
+        })]
+      }))
+    ))
+
   it.effect("resolutions by result: terminal for an unavailable runtime, failed for a backend error", () =>
     Effect.gen(function*() {
       const results = {

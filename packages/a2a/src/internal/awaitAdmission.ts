@@ -56,11 +56,18 @@ export const awaitAdmission = Effect.fn("a2a.client.resolution", { captureStackT
                 "a2a.client.runtime_state": decision.state,
                 "a2a.client.retry_after_ms": decision.retryAfterMs
               }
-            })
+            }),
+            Effect.ensuring(recordWaitTime(now))
           )
-          yield* Metric.update(Telemetry.transientWaitDuration, decision.retryAfterMs / 1000)
         }
       }
     }
   }
 )
+
+// Also when the wait is cut short (every call left or was interrupted): the time it did take.
+const recordWaitTime = (startedMillis: number) =>
+  Effect.flatMap(
+    Clock.currentTimeMillis,
+    (now) => Metric.update(Telemetry.transientWaitDuration, (now - startedMillis) / 1000)
+  )
