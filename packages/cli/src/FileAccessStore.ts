@@ -18,6 +18,7 @@
  *
  * @since 0.1.0
  */
+import * as PlatformError from "@effect/platform/Error"
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { RuntimeAccessCache } from "@mainsequence/a2a"
@@ -29,6 +30,7 @@ import * as Record from "effect/Record"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as NodeFs from "node:fs"
+import { makePrivateDirectory } from "./internal/privateDirectory.js"
 
 /**
  * The file name of the cache inside the config directory.
@@ -158,7 +160,17 @@ export const make = (
 
     const writeEntries = (entries: Record.ReadonlyRecord<string, Entry>) =>
       Effect.gen(function*() {
-        yield* fs.makeDirectory(options.directory, { recursive: true, mode: 0o700 })
+        yield* Effect.try({
+          try: () => makePrivateDirectory(options.directory),
+          catch: (cause) =>
+            new PlatformError.SystemError({
+              reason: "Unknown",
+              module: "FileSystem",
+              method: "makeDirectory",
+              pathOrDescriptor: options.directory,
+              description: cause instanceof Error ? cause.message : String(cause)
+            })
+        })
         const suffix = (yield* Random.nextInt).toString(36)
         const tempPath = path.join(options.directory, `.${fileName}.${process.pid}.${suffix}.tmp`)
         const file: CacheFile = { version: formatVersion, entries }

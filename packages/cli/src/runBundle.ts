@@ -24,6 +24,7 @@ import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
 import * as Vm from "node:vm"
+import { makePrivateDirectory } from "./internal/privateDirectory.js"
 
 /**
  * Where the code cache lives: `$XDG_CACHE_HOME/mainsequence/code-cache` (when absolute), else
@@ -92,7 +93,7 @@ const readCache = (file: string): Buffer | undefined => {
 const writeCache = (directory: string, fileName: string, data: () => Buffer): void => {
   const temporary = Path.join(directory, `${fileName}.${process.pid}.tmp`)
   try {
-    Fs.mkdirSync(directory, { recursive: true, mode: 0o700 })
+    makePrivateDirectory(directory)
     if (!Fs.lstatSync(directory).isDirectory()) return
     Fs.writeFileSync(temporary, data(), { mode: 0o600, flag: "wx" })
     Fs.renameSync(temporary, Path.join(directory, fileName))

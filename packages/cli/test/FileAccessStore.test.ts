@@ -195,6 +195,13 @@ describe("FileAccessStore", () => {
       expect(yield* store.get("key-1")).toEqual(Option.none())
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.effect("a directory where the kernel refuses new entries (/proc) is no cache, and never hangs a write", () =>
+    Effect.gen(function*() {
+      const store = yield* FileAccessStore.make({ directory: "/proc/self/mainsequence" })
+      yield* store.set("key-1", access(1))
+      expect(yield* store.get("key-1")).toEqual(Option.none())
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("drops expired entries when it writes", () =>
     Effect.gen(function*() {
       const { readJson, store } = yield* setup

@@ -197,6 +197,10 @@ describe("runBundle", () => {
     expect(blocked.report).toMatchObject({ marker: "one" })
     expect(Fs.readdirSync(root).sort()).toEqual(["dist", "not-a-directory"])
     expect(run(bundle, undefined).cache).toBe("none")
+    // Where the kernel refuses new entries (Node's recursive mkdir retried that forever): the run ends.
+    const refused = run(bundle, "/proc/self/mainsequence/code-cache")
+    expect([refused.code, refused.stderr]).toEqual([0, ""])
+    expect(refused.report).toMatchObject({ marker: "one" })
   })
 })
 
