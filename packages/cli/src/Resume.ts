@@ -7,6 +7,7 @@
  * @since 0.2.0
  */
 import { A2AProtocol } from "@mainsequence/a2a"
+import { escapeUnsafe, isUnsafe } from "./TerminalText.js"
 
 /**
  * The executable's name, as the commands shown to the caller start.
@@ -17,13 +18,23 @@ import { A2AProtocol } from "@mainsequence/a2a"
 export const executable = "mainsequence"
 
 /**
- * A word as a POSIX shell reads it back unchanged: as is when it is plain, else in single quotes.
+ * A word as a shell reads it back unchanged: as is when it is plain, else in single quotes; a word holding a
+ * character a terminal would act on (a control, a bidirectional override) in `$'…'` with that character escaped.
  *
  * @since 0.2.0
  * @category rendering
  */
 export const shellWord = (word: string): string =>
-  /^[A-Za-z0-9._:/=@%+,-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`
+  /^[A-Za-z0-9._:/=@%+,-]+$/.test(word)
+    ? word
+    : isUnsafe(word)
+    ? `$'${escapeUnsafe(word.replace(/[\\']/g, "\\$&"), utf8Escapes)}'`
+    : `'${word.replaceAll("'", `'\\''`)}'`
+
+// In `$'…'` (bash, zsh, ksh, POSIX.1-2024 sh) a character a terminal would act on is written as its UTF-8 bytes:
+// the command stays exact and prints as it is.
+const utf8Escapes = (char: string): string =>
+  Array.from(new TextEncoder().encode(char), (byte) => `\\x${byte.toString(16).padStart(2, "0")}`).join("")
 
 /**
  * @since 0.2.0

@@ -9,13 +9,22 @@ const unsafe = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
 const everyUnsafe = new RegExp(unsafe.source, "gu")
 
 /**
- * Whether a terminal would act on this character instead of showing it: C0 and C1 controls, DEL, and the
- * bidirectional formatting characters.
+ * Whether a terminal would act on this character (or on one of this text's) instead of showing it: C0 and C1
+ * controls, DEL, and the bidirectional formatting characters.
  *
  * @since 0.2.0
  * @category predicates
  */
 export const isUnsafe = (char: string): boolean => unsafe.test(char)
+
+/**
+ * `text` with each character a terminal would act on replaced by what `escape` gives for it.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const escapeUnsafe = (text: string, escape: (char: string) => string): string =>
+  text.replace(everyUnsafe, escape)
 
 const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
 const otherLineBreaks = /\r\n?|[\v\f\u0085\u2028\u2029]/g

@@ -527,6 +527,21 @@ describe("a Task that waits for its caller", () => {
       expect(dashedArgs).toContain("--task-id=--message-file=/etc/passwd")
       const resumed = yield* runCli([...dashedArgs, "--message", "eu-west"], { answer: dashed })
       expect(sentInput(resumed.calls)).toMatchObject({ message: "eu-west", taskId: "--message-file=/etc/passwd" })
+      // An id a terminal would act on (a bidirectional override, a line break): exact in bash's $'…', printed safe.
+      const hostile = { ...waiting("TASK_STATE_INPUT_REQUIRED"), id: "task\u202eeno\n'2\\" }
+      const hostileRun = yield* runCli([...send, "--message", "go"], { answer: hostile })
+      expect(hostileRun.stderr).toContain(`--task-id $'task\\xe2\\x80\\xaeeno\\x0a\\'2\\\\' --response-kind`)
+      const hostileShown = taskDocumentOf(hostileRun.stdout).resume?.command.replace(/^mainsequence /, "") ?? ""
+      const hostileWords = execFileSync("bash", ["-c", `printf '%s\\0' ${hostileShown}`], { encoding: "utf8" })
+      expect(hostileWords.split("\0").slice(0, -1)).toEqual([
+        ...send,
+        "--task-id",
+        hostile.id,
+        "--response-kind",
+        "task",
+        "--message",
+        "TEXT"
+      ])
       // Any other state: no command.
       const working = yield* runCli([...send, "--message", "go"], {
         answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
