@@ -34,7 +34,7 @@ import * as Redacted from "effect/Redacted"
 import * as Stream from "effect/Stream"
 import { Output } from "./Output.js"
 import * as Redact from "./Redact.js"
-import { isUnsafe } from "./TerminalText.js"
+import { escapeUnsafe } from "./TerminalText.js"
 
 /**
  * How many bytes of a body the log shows.
@@ -61,8 +61,7 @@ export interface Options {
 const utf8 = new TextDecoder()
 
 // One line of text: line breaks and tabs shown escaped, anything else a terminal acts on (escape codes) a space.
-const oneLine = (text: string): string =>
-  Array.from(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), (char) => isUnsafe(char) ? " " : char).join("")
+const oneLine = (text: string): string => escapeUnsafe(text.replace(/\r?\n/g, "\\n").replace(/\t/g, "\\t"), () => " ")
 
 // How far back a credential member may start in a body read chunk by chunk: longer than any token.
 const memberReach = 64 * 1024
