@@ -68,9 +68,21 @@ export const startRedisServer = (
   extra: ReadonlyArray<string> = [],
   options: { readonly password?: string; readonly port?: number } = {}
 ): Effect.Effect<RedisServer, Error, Scope.Scope> =>
+  options.port !== undefined
+    ? startOn(options.port, extra, options.password)
+    // A free port can be taken by another test's process before redis-server binds it: another port then.
+    : Effect.retry(Effect.flatMap(freePort, (port) => startOn(port, extra, options.password)), {
+      times: 4,
+      while: (error) => error.message.includes("Address already in use")
+    })
+
+const startOn = (
+  port: number,
+  extra: ReadonlyArray<string>,
+  password: string | undefined
+): Effect.Effect<RedisServer, Error, Scope.Scope> =>
   Effect.gen(function*() {
     requireRedisServer()
-    const port = options.port ?? (yield* freePort)
     const dir = yield* Effect.acquireRelease(
       Effect.sync(() => mkdtempSync(path.join(os.tmpdir(), "a2a-redis-test-"))),
       (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
@@ -96,7 +108,7 @@ export const startRedisServer = (
     yield* waitReady(child)
     const admin = yield* Effect.acquireRelease(
       Effect.sync(() => {
-        const client = new Redis({ host: "127.0.0.1", port, password: options.password, lazyConnect: true })
+        const client = new Redis({ host: "127.0.0.1", port, password, lazyConnect: true })
         client.on("error", () => {})
         return client
       }),
