@@ -9,13 +9,13 @@ const unsafe = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
 const everyUnsafe = new RegExp(unsafe.source, "gu")
 
 /**
- * Whether a terminal would act on this character (or on one of this text's) instead of showing it: C0 and C1
- * controls, DEL, and the bidirectional formatting characters.
+ * Whether a text (one character or more) holds a character a terminal would act on instead of showing it: C0
+ * and C1 controls, DEL, and the bidirectional formatting characters.
  *
  * @since 0.2.0
  * @category predicates
  */
-export const isUnsafe = (char: string): boolean => unsafe.test(char)
+export const isUnsafe = (text: string): boolean => unsafe.test(text)
 
 /**
  * `text` with each character a terminal would act on replaced by what `escape` gives for it.

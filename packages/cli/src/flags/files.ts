@@ -55,11 +55,9 @@ export const readMessageFile = (
     field,
     reason: `${named} is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
   })
+  const unreadable = (error: unknown) => cannotRead(field, path, errnoReason(error))
   const fromStream = (readable: () => NodeJS.ReadableStream) =>
-    boundedBytes(
-      NodeStream.fromReadable(readable, (error) => cannotRead(field, path, errnoReason(error))),
-      tooLarge
-    )
+    boundedBytes(NodeStream.fromReadable(readable, unreadable), tooLarge)
   const bytes = path === standardInput
     ? fromStream(() => process.stdin)
     : Effect.flatMap(FileSystem.FileSystem, (fs) => {
@@ -72,7 +70,7 @@ export const readMessageFile = (
           : info.type === "Directory"
           ? Effect.fail(cannotRead(field, path, "not a readable file"))
           : info.type === "FIFO"
-          ? Effect.flatMap(openFifo(path, (error) => cannotRead(field, path, errnoReason(error))), (fd) =>
+          ? Effect.flatMap(openFifo(path, unreadable), (fd) =>
             fromStream(() => new Net.Socket({ fd, readable: true, writable: false })))
           // A device: its size is unknown until it has been read.
           : fromStream(() =>
