@@ -24,8 +24,19 @@ const freePort = (): Promise<number> =>
     })
   })
 
-export const startRedis = async (): Promise<BenchRedis> => {
-  const port = await freePort()
+/** Another free port when the one found is taken before redis-server binds it (at most four more tries). */
+export const startRedis = async (attempt = 0): Promise<BenchRedis> => {
+  try {
+    return await startOn(await freePort())
+  } catch (error) {
+    if (attempt < 4 && error instanceof Error && error.message.includes("Address already in use")) {
+      return startRedis(attempt + 1)
+    }
+    throw error
+  }
+}
+
+const startOn = async (port: number): Promise<BenchRedis> => {
   const dir = mkdtempSync(path.join(os.tmpdir(), "a2a-bench-redis-"))
   const child = spawn("redis-server", [
     "--port",
@@ -42,7 +53,10 @@ export const startRedis = async (): Promise<BenchRedis> => {
   await new Promise<void>((resolve, reject) => {
     let output = ""
     child.once("error", () => reject(new Error("redis-server is not installed: apt-get install redis-server")))
-    child.once("exit", (code) => reject(new Error(`redis-server exited with ${String(code)}: ${output}`)))
+    child.once("exit", (code) => {
+      rmSync(dir, { recursive: true, force: true })
+      reject(new Error(`redis-server exited with ${String(code)}: ${output}`))
+    })
     child.stdout.on("data", (chunk: Buffer) => {
       output += chunk.toString()
       if (output.includes("Ready to accept connections")) resolve()
