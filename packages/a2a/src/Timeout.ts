@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import { A2AInputError } from "./A2AError.js"
-import { currentConnectPhase } from "./internal/connectTimeout.js"
+import { currentConnectPhase } from "./internal/connectPhase.js"
 
 /**
  * @since 0.1.0

@@ -27,7 +27,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import { type ConnectPhase, currentConnectPhase } from "./connectTimeout.js"
+import { type ConnectPhase, currentConnectPhase } from "./connectPhase.js"
 import { displayProxy, isDirect, ProxyRefused, type ProxySettings, refusalStatus } from "./proxy.js"
 import { concat } from "./responseChunks.js"
 
