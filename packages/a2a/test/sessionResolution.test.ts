@@ -1,14 +1,21 @@
+import * as HttpClient from "@effect/platform/HttpClient"
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Cause from "effect/Cause"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AProgress from "../src/A2AProgress.js"
 import type { ClientEnv } from "../src/internal/clientEnv.js"
 import { makeClientEnv } from "../src/internal/clientEnv.js"
+import { currentConnectPhase } from "../src/internal/connectPhase.js"
 import { sendMessage } from "../src/internal/pipeline.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import * as Timeout from "../src/Timeout.js"
@@ -448,6 +455,113 @@ describe("the session's resolution cut by its phase limit at another call's dead
       })
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0])
     }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 600_000 } })] }))))
+})
+
+// SPEC §5/§6: the resolution belongs to the client: a call's phase limits bound that call only, whichever call
+// started the resolution; each waiting call holds the shared resolve to its own limits.
+describe("the session's resolution under the phase limits of each waiting call", () => {
+  const slowResolve = simulated({ sessions: [session({ backend: { resolveDelay: 2000 } })] })
+  const send = (a2a: A2AClient.Service, messageId: string, timeout?: Timeout.Timeout) =>
+    Effect.fork(Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId, timeout })))
+
+  for (const [name, other] of [["the default budget", undefined], ["a total of 30 s", 30]] as const) {
+    it.effect(`a call with a 0.5 s read limit leaves by it; another with ${name} joined to it is sent`, () =>
+      Effect.gen(function*() {
+        const a2a = yield* client
+        const short = yield* send(a2a, "m-short", [0.5, 0.5])
+        const patient = yield* send(a2a, "m-patient", other)
+        yield* TestClock.adjust("500 millis")
+        expect(Either.flip(yield* Fiber.join(short))).toMatchObject(
+          Either.right({ _tag: "A2ATimeoutError", messageId: "m-short", limit: "read", seconds: 0.5 })
+        )
+        yield* TestClock.adjust("2 seconds")
+        expect(Either.map(yield* Fiber.join(patient), (answer) => answer.role)).toEqual(Either.right("ROLE_AGENT"))
+        expect((yield* resolves).map((r) => r.atMs)).toEqual([0])
+        expect((yield* runtimeSends).map((s) => [s.messageId, s.atMs])).toEqual([["m-patient", 2000]])
+      }).pipe(Effect.provide(slowResolve)))
+  }
+
+  it.effect("a call that joins a resolution started by a patient call leaves by its own read limit", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const patient = yield* send(a2a, "m-patient")
+      yield* TestClock.adjust("1 second")
+      const short = yield* send(a2a, "m-short", [0.5, 0.25])
+      yield* TestClock.adjust("250 millis")
+      // the shared resolve's connection was up at 0: its head was due within 0.25 s of that for this call
+      expect(Either.flip(yield* Fiber.join(short))).toMatchObject(
+        Either.right({ _tag: "A2ATimeoutError", messageId: "m-short", limit: "read", seconds: 0.25 })
+      )
+      yield* TestClock.adjust("1 second")
+      expect(Either.isRight(yield* Fiber.join(patient))).toBe(true)
+    }).pipe(Effect.provide(slowResolve)))
+
+  it.effect("the resolve connects within the loosest connect limit of the calls waiting; none if one has none", () => {
+    const limits: Array<number | undefined> = []
+    const recording = Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, (simulated) =>
+        HttpClient.make((request, _url, _signal, fiber) => {
+          if (request.url.includes("resolve-runtime-access")) {
+            const limit = fiber.getFiberRef(currentConnectPhase).limit
+            limits.push(Option.isSome(limit) ? Duration.toSeconds(limit.value) : undefined)
+          }
+          return simulated.execute(request)
+        }))
+    )
+    const layer = A2AClient.layer({
+      backendUrl: SimulatedPlatform.defaultBaseUrl,
+      accessToken: SimulatedPlatform.defaultUserAccessToken
+    }).pipe(
+      Layer.provide(Timeout.layerInstantConnect),
+      Layer.provide(recording),
+      Layer.provideMerge(Layer.merge(layerTest({ sessions: [stuckWaking] }), RuntimeAccessCache.layerMemory)),
+      Layer.orDie
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const sendFor = (timeout: Timeout.Timeout) =>
+        Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "x", timeout }))
+      yield* sendFor([1, 10])
+      yield* sendFor([3, 10])
+      // the resolves at 0 and 1.5 s, then one at 3 s with a call of a total only waiting too
+      yield* TestClock.adjust("2 seconds")
+      yield* sendFor(30)
+      yield* TestClock.adjust("1 second")
+      expect(limits).toEqual([3, 3, undefined])
+    }).pipe(Effect.provide(layer))
+  })
+})
+
+// SPEC §6: each call's own progress service is its own: one that stalls or fails holds up or fails only its call.
+describe("the progress of a shared wait, reported on each waiting call's own fiber", () => {
+  for (
+    const [name, report, expected] of [
+      ["stalls", Effect.never, "ROLE_AGENT"],
+      ["dies", Effect.dieMessage("the progress sink crashed"), "Die"]
+    ] as const
+  ) {
+    it.effect(`a call whose progress service ${name}: the other call waiting with it is sent at the ready time`, () =>
+      Effect.gen(function*() {
+        const a2a = yield* client
+        const withSink = yield* Effect.fork(
+          a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-sink" }).pipe(
+            Effect.provideService(A2AProgress.A2AProgress, {
+              report: (event) => event._tag === "RuntimeAccessProgress" ? report : Effect.void
+            }),
+            Effect.exit
+          )
+        )
+        const plain = yield* Effect.fork(
+          a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-plain", timeout: 30 })
+        )
+        yield* TestClock.adjust("10 seconds")
+        expect((yield* Fiber.join(plain)).role).toBe("ROLE_AGENT")
+        expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1500, 3000, 4500, 6000])
+        const exit = yield* Fiber.join(withSink)
+        expect(Exit.isSuccess(exit) ? exit.value.role : Cause.isDie(exit.cause) ? "Die" : "other").toBe(expected)
+      }).pipe(Effect.provide(simulated({ sessions: [slowColdStart] }))))
+  }
 })
 
 // SPEC §1.5/§6: a token the runtime rejected is not sent again by a call in flight, unless the backend hands it

@@ -2,7 +2,7 @@
  * The state of one call (ids, budget, step under way, whether the message may have been sent, the transient
  * answer it waits for, the last Task seen) and the state the calls to one session share while in flight.
  * Steps read a call's fields; only the operations of this module change them (a session's resolution changes in
- * `sessionResolution.ts`, a phase's deadline in `deadlines.ts`). The errors that depend on that state
+ * `sessionResolution.ts`, an exchange's progress in `deadlines.ts`). The errors that depend on that state
  * (timeouts, "not ready") are made here too, and `stamp` gives any error the call's own ids.
  */
 import type * as Deferred from "effect/Deferred"
@@ -10,6 +10,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
+import type * as Queue from "effect/Queue"
 import type * as Redacted from "effect/Redacted"
 import { type A2AError, type A2AStep, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as A2AProgress from "../A2AProgress.js"
@@ -38,17 +39,19 @@ export interface SessionWait {
  */
 export interface Waiter {
   readonly call: Call
-  /** The call's own progress service (read from its context when it joined). */
-  readonly progress: Option.Option<A2AProgress.Service>
+  /** The progress of the waits, for the call's own progress service, which its own fiber runs. */
+  readonly progress: Option.Option<Queue.Enqueue<A2AProgress.RuntimeAccessProgress>>
   readonly outcome: Deferred.Deferred<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError>
 }
 
 /**
- * The session's one resolution under way: the calls waiting for it and the last transient answer.
+ * The session's one resolution under way: its own call state, the calls waiting for it and the last transient
+ * answer.
  *
  * @internal
  */
 export interface Resolution {
+  readonly call: Call
   readonly waiters: Set<Waiter>
   wait: SessionWait | undefined
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
@@ -84,18 +87,21 @@ export interface Call {
   readonly waitingFor: Option.Option<RuntimeAccess.Transient>
   /** The last Task seen, its texts scrubbed of secrets when a timeout error first shows it. */
   readonly lastTask: Option.Option<() => unknown>
-  /** The phase limit of the exchange under way, if any (`deadlines.ts`). */
-  readonly phase: PhaseDeadline | undefined
+  /** The call's own exchange under way, if any (`deadlines.ts`). */
+  readonly exchange: ExchangeProgress | undefined
+  /** The session's resolution the call waits for: each of its exchanges is held to this call's phase limits too. */
+  readonly awaiting: Call | undefined
 }
 
 /**
- * The phase limit an exchange is in and the clock millis it ends at; its exchange moves it as it progresses.
+ * An exchange under way: the clock millis it started at and, once its connection was up or bytes of its answer
+ * arrived, the last time they did. Each call waiting for it works out its own phase limits from them.
  *
  * @internal
  */
-export interface PhaseDeadline {
-  limit: "response-head" | "read"
-  deadlineMillis: number
+export interface ExchangeProgress {
+  readonly startedMillis: number
+  progressedMillis: number | undefined
 }
 
 type MutableCall = { -readonly [K in keyof Call]: Call[K] }
@@ -125,7 +131,8 @@ export const callAt = (options: CallOptions, session: SessionState, now: number)
   sent: false,
   waitingFor: Option.none(),
   lastTask: Option.none(),
-  phase: undefined
+  exchange: undefined,
+  awaiting: undefined
 })
 
 /**
@@ -152,8 +159,22 @@ export const setSent = (call: Call, sent: boolean): void => {
 }
 
 /** @internal */
-export const setPhase = (call: Call, phase: PhaseDeadline | undefined): void => {
-  ;(call as MutableCall).phase = phase
+export const setExchange = (call: Call, exchange: ExchangeProgress | undefined): void => {
+  ;(call as MutableCall).exchange = exchange
+}
+
+/**
+ * The call's deadline is now (a session's resolution whose last waiting call left by its deadline).
+ *
+ * @internal
+ */
+export const endAt = (call: Call, now: number): void => {
+  ;(call as MutableCall).deadlineMillis = now
+}
+
+/** @internal */
+export const setAwaiting = (call: Call, resolution: Call | undefined): void => {
+  ;(call as MutableCall).awaiting = resolution
 }
 
 /** @internal */

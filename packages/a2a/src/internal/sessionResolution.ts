@@ -1,13 +1,15 @@
 /**
  * The session's one resolution (SPEC §1.2–3, §6), owned by the client: the first call that finds no usable
  * access starts it in the client's scope, every other call that needs access for the session joins it, and
- * each waits for its outcome with its own deadline. It runs while at least one call waits: a call leaves when
- * a recorded wait's next resolve misses its deadline, when its budget ends or when it is interrupted, and
- * the last call to leave stops it. No call leads it, so none hands it over.
+ * each waits for its outcome with its own deadline and phase limits, reporting progress on its own fiber. It
+ * runs while at least one call waits: a call leaves when a recorded wait's next resolve misses its deadline,
+ * when its budget ends or when it is interrupted, and the last call to leave stops it. No call leads it, so
+ * none hands it over.
  */
 import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Equivalence from "effect/Equivalence"
 import * as Exit from "effect/Exit"
@@ -15,12 +17,14 @@ import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
 import * as A2AProgress from "../A2AProgress.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
 import {
   type Call,
+  endAt,
   enterStep,
   noteRejected,
   noteWaiting,
@@ -28,11 +32,12 @@ import {
   type Resolution,
   type SessionState,
   type SessionWait,
+  setAwaiting,
   timeoutErrorAt,
   type Waiter
 } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
-import { withinDeadlines } from "./deadlines.js"
+import { deadlinePassed } from "./deadlines.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
@@ -60,16 +65,35 @@ export const wasRejected = (session: SessionState, access: Access): boolean =>
 export const usableCachedAccess = (ctx: CallContext): Effect.Effect<Option.Option<Access>> =>
   Effect.map(ctx.cache.get(ctx.key), Option.filter((access) => !wasRejected(ctx.session, access)))
 
-/** The resolution's own call state: the ids of the call that started it (for its spans), no deadline of its own. */
-const resolutionCall = (starter: CallContext): CallContext => ({
+/**
+ * The resolution's own call state: the ids of the call that started it (for its spans), no deadline and no phase
+ * limits of its own (each waiting call holds its exchanges to its own); its connects are limited by the loosest
+ * connect limit of the calls waiting when each starts.
+ */
+const resolutionCall = (starter: CallContext, waiters: ReadonlySet<Waiter>): CallContext => ({
   ...starter,
+  get budget() {
+    return { ...starter.budget, connect: loosestConnect(waiters), read: undefined }
+  },
   deadlineMillis: Number.POSITIVE_INFINITY,
   step: "resolve-runtime-access",
   sent: false,
   waitingFor: Option.none(),
   lastTask: Option.none(),
-  phase: undefined
+  exchange: undefined,
+  awaiting: undefined
 })
+
+/** The longest connect limit of the waiting calls; none if one of them has none. */
+const loosestConnect = (waiters: ReadonlySet<Waiter>): Duration.Duration | undefined => {
+  let loosest: Duration.Duration | undefined = undefined
+  for (const { call } of waiters) {
+    const connect = call.budget.connect
+    if (connect === undefined) return undefined
+    loosest = loosest === undefined ? connect : Duration.max(loosest, connect)
+  }
+  return loosest
+}
 
 /** Whether the wait sends the call away: its next resolve is at or after the call's deadline. */
 const outlives = (wait: SessionWait, call: Call): boolean => wait.retryAtMillis >= call.deadlineMillis
@@ -119,7 +143,7 @@ const recordWait = (
               [
                 noteWaiting(call, transient),
                 enterStep(call, "await-runtime"),
-                Option.isNone(progress) ? Effect.void : progress.value.report({
+                Option.isNone(progress) ? Effect.void : Queue.offer(progress.value, {
                   _tag: "RuntimeAccessProgress",
                   agentSessionUid: call.agentSessionUid,
                   messageId: call.messageId,
@@ -168,9 +192,9 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
         ) {
           return complete(waiter, Exit.fail(notReadyError(call, wait.transient, now)))
         }
-        // A phase limit of the shared exchange that ran out at this call's own deadline is its total.
-        if (Option.isSome(failure) && failure.value._tag === "A2ATimeoutError" && now >= call.deadlineMillis) {
-          return complete(waiter, Exit.fail(timeoutErrorAt(call, "total", now)))
+        // The resolution's connect limit is the loosest of its calls': a call that has one is past its own.
+        if (Option.isSome(failure) && failure.value._tag === "A2ATimeoutError" && call.budget.connect !== undefined) {
+          return complete(waiter, Exit.fail(timeoutErrorAt(call, failure.value.limit, now)))
         }
         return complete(waiter, Exit.failCause(outcome.cause))
       },
@@ -196,33 +220,35 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     return Option.some(access)
   })
 
-/**
- * The resolution within the phase limits of its own exchanges (it has no total of its own); every call still
- * waiting gets its outcome.
- */
-const resolve = (starter: CallContext, resolution: Resolution, fresh: boolean) => {
-  const call = resolutionCall(starter)
-  return withinDeadlines(call, run(starter.session, resolution, call, fresh)).pipe(
-    Effect.onExit((outcome) => settle(starter.session, resolution, outcome))
+/** The resolution; every call still waiting gets its outcome. */
+const resolve = (call: CallContext, resolution: Resolution, fresh: boolean) =>
+  run(call.session, resolution, call, fresh).pipe(
+    Effect.onExit((outcome) => settle(call.session, resolution, outcome))
   )
-}
 
 /** Gives `waiter` its outcome (the first one only). */
 const complete = (waiter: Waiter, outcome: Exit.Exit<Access, RuntimeAccessCache.ResolveError>): Effect.Effect<void> =>
   Effect.asVoid(Deferred.done(waiter.outcome, outcome))
 
-/** The call leaves the resolution; the last one to leave stops it. */
+/**
+ * The call leaves the resolution; the last one to leave stops it, as timed out if that call left by one of its
+ * deadlines (its exchange under way is measured so).
+ */
 const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): Effect.Effect<void> =>
-  Effect.suspend(() => {
+  Effect.clockWith((clock) => {
+    const now = clock.unsafeCurrentTimeMillis()
+    const timedOut = deadlinePassed(waiter.call, now)
+    setAwaiting(waiter.call, undefined)
     if (!resolution.waiters.delete(waiter) || resolution.waiters.size > 0) return Effect.void
     if (session.resolution === resolution) session.resolution = undefined
+    if (timedOut) endAt(resolution.call, now)
     // Stryker disable next-line ConditionalExpression: the fiber is set before any waiting call can leave
     return resolution.fiber === undefined ? Effect.void : Fiber.interrupt(resolution.fiber)
   })
 
 /**
- * Joins the session's resolution under way, or starts one (`started`); or fails at once when a wait already
- * recorded sends the call away. Synchronous, so no other call of the session runs in between.
+ * Joins the session's resolution under way, or starts one (`starting`, its call state); or fails at once when a
+ * wait already recorded sends the call away. Synchronous, so no other call of the session runs in between.
  */
 const join = (ctx: CallContext, waiter: Waiter, now: number) =>
   Effect.suspend(() => {
@@ -235,12 +261,22 @@ const join = (ctx: CallContext, waiter: Waiter, now: number) =>
         Effect.fail(notReadyError(ctx, known.transient, now))
       )
     }
-    const resolution: Resolution = running ?? { waiters: new Set(), wait: undefined, fiber: undefined }
+    const { resolution, starting } = running === undefined ? start(ctx) : { resolution: running, starting: undefined }
     resolution.waiters.add(waiter)
-    if (running === undefined) session.resolution = resolution
-    const joined = known === undefined ? Effect.void : noteWaiting(ctx, known.transient)
-    return Effect.as(joined, { resolution, started: running === undefined })
+    setAwaiting(ctx, resolution.call)
+    session.resolution = resolution
+    const joined = known === undefined
+      ? enterStep(ctx, "resolve-runtime-access")
+      : Effect.zipRight(noteWaiting(ctx, known.transient), enterStep(ctx, "await-runtime"))
+    return Effect.as(joined, { resolution, starting })
   })
+
+/** A new resolution started by `starter`, and its call state. */
+const start = (starter: CallContext): { readonly resolution: Resolution; readonly starting: CallContext } => {
+  const waiters = new Set<Waiter>()
+  const call = resolutionCall(starter, waiters)
+  return { resolution: { call, waiters, wait: undefined, fiber: undefined }, starting: call }
+}
 
 /**
  * Access from the session's one resolution: joins the one under way or starts one in the client's
@@ -253,25 +289,33 @@ export const awaitResolution = (
   fresh: boolean
 ): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
   Effect.gen(function*() {
-    const progress = yield* Effect.serviceOption(A2AProgress.A2AProgress)
+    const service = yield* Effect.serviceOption(A2AProgress.A2AProgress)
+    const progress = yield* Effect.transposeMapOption(
+      service,
+      () => Queue.sliding<A2AProgress.RuntimeAccessProgress>(1)
+    )
     const outcome = yield* Deferred.make<Access, RuntimeAccessCache.ResolveError>()
     const waiter: Waiter = { call: ctx, progress, outcome }
     const now = yield* Clock.currentTimeMillis
     return yield* Effect.acquireUseRelease(
-      Effect.tap(join(ctx, waiter, now), ({ resolution, started }) =>
-        started
-          ? Effect.map(
-            // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
-            FiberSet.run(
-              ctx.resolutions,
-              Effect.interruptible(resolve(ctx, resolution, fresh))
-            ),
-            (fiber) => {
-              resolution.fiber = fiber
-            }
-          )
-          : Effect.void),
-      () => Deferred.await(outcome),
+      Effect.tap(join(ctx, waiter, now), ({ resolution, starting }) =>
+        starting === undefined ? Effect.void : Effect.map(
+          // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
+          FiberSet.run(ctx.resolutions, Effect.interruptible(resolve(starting, resolution, fresh))),
+          (fiber) => {
+            resolution.fiber = fiber
+          }
+        )),
+      () =>
+        Option.isSome(service) && Option.isSome(progress)
+          ? Effect.raceFirst(Deferred.await(outcome), reportAll(service.value, progress.value))
+          : Deferred.await(outcome),
       ({ resolution }) => leave(ctx.session, resolution, waiter)
     )
   })
+
+/** Reports the waits' progress on the waiting call's own fiber: a slow or failing service holds up only its call. */
+const reportAll = (
+  service: A2AProgress.Service,
+  progress: Queue.Dequeue<A2AProgress.RuntimeAccessProgress>
+): Effect.Effect<never> => Effect.forever(Effect.flatMap(Queue.take(progress), service.report))
