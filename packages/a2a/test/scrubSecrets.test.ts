@@ -10,6 +10,22 @@ describe("scrubSecrets", () => {
       .toBe("a=[redacted] b=[redacted] c=[redacted]")
   })
 
+  it("replaces a known secret echoed percent-encoded (either case of hex) or with its / escaped as \\/", () => {
+    const token = "rt/SECRET+runtime-0123456789"
+    const echoes = [
+      "you sent Bearer%20rt%2FSECRET%2Bruntime-0123456789",
+      "you sent Bearer%20rt%2fSECRET%2bruntime-0123456789",
+      "{\"message\":\"you sent rt\\/SECRET+runtime-0123456789\"}"
+    ]
+    expect(echoes.map((text) => scrubSecrets(text, [secret(token)]))).toEqual([
+      "you sent Bearer%20[redacted]",
+      "you sent Bearer%20[redacted]",
+      "{\"message\":\"you sent [redacted]\"}"
+    ])
+    // a secret with a lone surrogate (no percent-encoding) is still found as written
+    expect(scrubSecrets("x \ud800-secret-value y", [secret("\ud800-secret-value")])).toBe("x [redacted] y")
+  })
+
   it("a secret made of one repeated character is replaced wherever it stands, however the text repeats it", () => {
     expect(scrubSecrets("aaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]")
     expect(scrubSecrets("aaaaaaaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]") // every a is in one

@@ -15,6 +15,16 @@ describe("Redact", () => {
     )
   })
 
+  it("hides a known secret echoed percent-encoded (either case of hex) or with its / escaped as \\/", () => {
+    const runtime = Redact.knownSecrets([Redacted.make("rt/SECRET+runtime-0123456789")])
+    expect(
+      Redact.text(
+        "a rt%2FSECRET%2Bruntime-0123456789 b rt%2fSECRET%2bruntime-0123456789 c rt\\/SECRET+runtime-0123456789",
+        runtime
+      )
+    ).toBe("a <redacted> b <redacted> c <redacted>")
+  })
+
   it("hides JSON members whose key names a credential, also when the excerpt cuts the value", () => {
     expect(
       Redact.text(

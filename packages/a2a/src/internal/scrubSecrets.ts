@@ -90,6 +90,21 @@ export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<s
 // As the text, a secret is matched without its control characters.
 const matchedAs = (secret: string): string => secret.replace(controlCharacters, "")
 
+/**
+ * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex; a URL, a query, a form)
+ * and with its `/` escaped as `\/` (JSON as some servers write it).
+ */
+const echoedForms = (secret: string): ReadonlyArray<string> => {
+  const forms = [secret, secret.replaceAll("/", "\\/")]
+  try {
+    const encoded = encodeURIComponent(secret)
+    forms.push(encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()))
+  } catch {
+    // A lone surrogate has no percent-encoding: a platform cannot have echoed one.
+  }
+  return forms
+}
+
 /** Known secrets by a hash of their last {@link minSecretLength} characters ({@link endingHash}). */
 type SecretsIndex = ReadonlyMap<number, ReadonlyArray<string>>
 
@@ -104,7 +119,7 @@ const endingHash = (text: string, end: number): number => {
 // microseconds for hundreds of tokens, where one pattern of them took a millisecond to compile at each new one.
 const indexOf = (values: Iterable<string>): SecretsIndex | undefined => {
   const byEnding = new Map<number, Array<string>>()
-  for (const value of new Set(values)) {
+  for (const value of new Set(Array.from(values, echoedForms).flat())) {
     if (value.length < minSecretLength) continue
     const ending = endingHash(value, value.length)
     byEnding.set(ending, [...(byEnding.get(ending) ?? []), value])
