@@ -9,7 +9,8 @@
  *   `error._tag === "A2AMessageLimitExceededError"` both work. An unexpected defect rejects with an `Error`.
  * - Every call takes an optional `AbortSignal`; aborting interrupts the call and rejects with the signal's
  *   reason.
- * - `dispose()` closes the connections and the runtime; call it once you are done.
+ * - `dispose()` closes the connections and the runtime; call it once you are done. A call still in flight
+ *   then rejects as interrupted ("the client was disposed").
  * - Make one client and keep it for the program's life: the runtime-access cache and the connection pool
  *   live as long as the client, so a client made (or an `Effect.provide(layer)` done) per call starts cold
  *   every time — a new resolve and new connections.
@@ -164,17 +165,19 @@ const toLayerOptions = (options: MakeA2AClientOptions): A2ANode.LayerOptions => 
   noProxy: options.noProxy
 })
 
-const interruptedReason = (signal: AbortSignal | undefined): unknown =>
-  signal?.aborted === true ? signal.reason : new Error("The call was interrupted")
+const interruptedReason = (signal: AbortSignal | undefined, disposed: boolean): unknown =>
+  signal?.aborted === true
+    ? signal.reason
+    : new Error(disposed ? "The call was interrupted: the client was disposed" : "The call was interrupted")
 
 /** The typed failure when there is one, else the abort reason, else the defect as an `Error`. */
-const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined): unknown => {
+const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined, disposed: boolean): unknown => {
   const failure = Cause.failureOption(cause)
   if (Option.isSome(failure)) {
     // the SDK's errors are `Error`s; a configuration failure (no options, a variable missing) is not
     return failure.value instanceof Error ? failure.value : new Error(String(failure.value), { cause: failure.value })
   }
-  if (Cause.isInterruptedOnly(cause)) return interruptedReason(signal)
+  if (Cause.isInterruptedOnly(cause)) return interruptedReason(signal, disposed)
   const defect = Cause.squash(cause)
   return defect instanceof Error ? defect : new Error(Cause.pretty(cause))
 }
@@ -207,6 +210,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
     ? A2ANode.layerConfig()
     : A2ANode.layer(toLayerOptions(options))
   const runtime = ManagedRuntime.make(layer)
+  let disposed = false
 
   const run = async <A, E>(
     call: (client: A2AClient.Service) => Effect.Effect<A, E>,
@@ -217,7 +221,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
       signal === undefined ? undefined : { signal }
     )
     if (Exit.isSuccess(exit)) return exit.value
-    throw rejection(exit.cause, signal)
+    throw rejection(exit.cause, signal, disposed)
   }
 
   function sendA2AMessage(
@@ -257,6 +261,9 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
       run((client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
     cancelA2ATask: (agentSessionUid, taskId, options) =>
       run((client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
-    dispose: () => runtime.dispose()
+    dispose: () => {
+      disposed = true
+      return runtime.dispose()
+    }
   }
 }

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Redacted from "effect/Redacted"
 import * as Scope from "effect/Scope"
+import { randomUUID } from "node:crypto"
 import * as A2AError from "../src/A2AError.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
 import { makeA2AClient, type PromiseA2AClient } from "../src/promise.js"
@@ -103,6 +104,23 @@ describe("@mainsequence/a2a/promise", () => {
       await unconfigured.dispose()
       if (saved !== undefined) process.env["MAINSEQUENCE_ENDPOINT"] = saved
     }
+  })
+
+  it("dispose() while a send waits for the Agent: it rejects as interrupted, not as a failed connection", async () => {
+    const other = makeA2AClient({ backendUrl: reference.url, accessToken: Redacted.value(demoUserAccessToken) })
+    const messageId = `m-${randomUUID()}`
+    const pending = other.sendA2AMessage(demoSessionUids.slow, { message: "dispose", messageId }).catch((e: unknown) =>
+      e
+    )
+    const sent = Effect.map(reference.platform.requestLog, (log) => log.some((entry) => entry.messageId === messageId))
+    for (let tries = 0; tries < 500 && !(await Effect.runPromise(sent)); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    }
+    expect(await Effect.runPromise(sent)).toBe(true)
+    await other.dispose()
+    const error = await pending
+    expect(error).not.toBeInstanceOf(A2AError.A2ATransportError)
+    expect(String(error)).toBe("Error: The call was interrupted: the client was disposed")
   })
 
   it("after dispose, calls reject with an Error (a defect, not an SDK error)", async () => {

@@ -38,6 +38,11 @@ const aborted = () => new Error("The request was aborted")
 
 type Head = { readonly status: number; readonly headers: Headers.Headers } | { readonly error: Error }
 
+/** Whether the client's scope is closing: a request its dispatchers' destruction fails is interrupted, not failed. */
+interface ClientState {
+  closed: boolean
+}
+
 /**
  * One request as undici drives it: `onHead` settles its head once; the body's chunks queue up for the
  * response's one reader.
@@ -54,7 +59,7 @@ class RequestHandler implements Undici.Dispatcher.DispatchHandler {
   private wake: (() => void) | undefined = undefined
   onHead: ((head: Head) => void) | undefined = undefined
 
-  constructor(private readonly phase: ConnectPhase) {}
+  constructor(private readonly phase: ConnectPhase, private readonly client: ClientState) {}
 
   abort(): void {
     if (this.ended) return
@@ -125,7 +130,11 @@ class RequestHandler implements Undici.Dispatcher.DispatchHandler {
           return resume(Effect.succeed(chunk))
         }
         if (!this.ended) return void (this.wake = next)
-        resume(Effect.fail(Option.fromNullable(this.failure)))
+        resume(
+          this.failure !== undefined && this.client.closed
+            ? Effect.interrupt
+            : Effect.fail(Option.fromNullable(this.failure))
+        )
       }
       next()
       return Effect.sync(() => this.abort())
@@ -302,17 +311,18 @@ const dispatch = (
   url: URL,
   signal: AbortSignal,
   phase: ConnectPhase,
-  proxy: Option.Option<Redacted.Redacted<string>>
+  proxy: Option.Option<Redacted.Redacted<string>>,
+  client: ClientState
 ): Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError> =>
   Effect.flatMap(bodyOf(request), (body) => {
-    const handler = new RequestHandler(phase)
+    const handler = new RequestHandler(phase, client)
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: an abort signal fires once
     signal.addEventListener("abort", () => handler.abort(), { once: true })
     const head = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.RequestError>((resume) => {
       handler.onHead = (head) =>
         resume(
           "error" in head
-            ? Effect.fail(dispatchError(request, proxy, head.error))
+            ? client.closed ? Effect.interrupt : Effect.fail(dispatchError(request, proxy, head.error))
             : Effect.succeed(new UndiciResponse(request, head.status, head.headers, handler))
         )
       phase.onQueued()
@@ -328,7 +338,7 @@ const dispatch = (
           bodyTimeout: 0
         }, handler)
       } catch (cause) {
-        resume(Effect.fail(transportError(request, cause)))
+        resume(client.closed ? Effect.interrupt : Effect.fail(transportError(request, cause)))
       }
       return Effect.sync(() => handler.abort())
     })
@@ -348,10 +358,15 @@ export const make = (
 ): Effect.Effect<HttpClient.HttpClient, never, Scope.Scope> =>
   Effect.gen(function*() {
     const dispatchers = new Map<string, Undici.Dispatcher>()
+    const client: ClientState = { closed: false }
     // Stryker disable next-line ObjectLiteral,BooleanLiteral: equivalent: the results are thrown away
     const discard = { discard: true } as const
+    // Runs before `base` is destroyed (it was acquired earlier): a call in flight then ends interrupted.
     yield* Effect.addFinalizer(() =>
-      Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), discard)
+      Effect.suspend(() => {
+        client.closed = true
+        return Effect.forEach(dispatchers.values(), (dispatcher) => Effect.promise(() => dispatcher.destroy()), discard)
+      })
     )
     // An https target with no https proxy goes direct, as with curl (undici would send it to the http proxy).
     const proxied = !isDirect(proxies)
@@ -386,6 +401,6 @@ export const make = (
     return HttpClient.make((request, url, signal, fiber) => {
       const phase = fiber.getFiberRef(currentConnectPhase)
       const proxy = proxied ? proxyFor(url) : Option.none()
-      return dispatch(dispatcherFor(phase.limit, Option.isSome(proxy)), request, url, signal, phase, proxy)
+      return dispatch(dispatcherFor(phase.limit, Option.isSome(proxy)), request, url, signal, phase, proxy, client)
     }).pipe(HttpClient.mapRequestEffect(encodeFormData))
   })
