@@ -229,8 +229,8 @@ const forward = (platform: SimulatedPlatform.Service) =>
   })
 
 /**
- * Serves a simulated platform over HTTP until the scope closes. The server and
- * the platform use the real clock, whatever clock the caller runs with.
+ * Serves a simulated platform over HTTP until the scope closes, which closes the connections still open (an
+ * answer under way is cut). The server and the platform use the real clock, whatever clock the caller runs with.
  *
  * @example
  * import { NodeRuntime } from "@effect/platform-node"
@@ -270,7 +270,10 @@ export const serveReferencePlatform = (
   const clock = Clock.make()
   return Effect.gen(function*() {
     const host = options.host ?? "127.0.0.1"
-    const server = yield* NodeHttpServer.make(() => createServer(), { port: options.port ?? 0, host })
+    const http = createServer()
+    const server = yield* NodeHttpServer.make(() => http, { port: options.port ?? 0, host })
+    // Before the server closes, which waits for every connection: a stalled answer would hold it for ever.
+    yield* Effect.addFinalizer(() => Effect.sync(() => http.closeAllConnections()))
     const address = server.address
     const port = address._tag === "TcpAddress" ? address.port : 0
     const url = `http://${host.includes(":") ? `[${host}]` : host}:${port}`

@@ -4,8 +4,13 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Exit from "effect/Exit"
+import * as Fiber from "effect/Fiber"
 import * as Redacted from "effect/Redacted"
+import * as Schedule from "effect/Schedule"
 import * as Schema from "effect/Schema"
+import * as Scope from "effect/Scope"
 import {
   demoInputRequiredQuestion,
   demoLongJobMs,
@@ -102,6 +107,25 @@ describe("serveReferencePlatform", () => {
       const counters = yield* platform.counters
       expect(counters.resolveCalls[demoSessionUids.ready]).toBe(1)
       expect(counters.sends[demoSessionUids.ready]).toBe(1)
+    }))
+
+  it.live("closing its scope cuts the answers under way (a stalled one too): teardown never waits for them", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const { platform, url } = yield* Scope.extend(
+        serveReferencePlatform({
+          demoSessions: false,
+          sessions: [scenario({ agent: { behaviour: { _tag: "Stall" } } })]
+        }),
+        scope
+      )
+      const access = yield* admittedAt(url, SESSION)
+      const stalled = yield* Effect.fork(Effect.either(sendAt(access.rpc_url, access.token, messageBody())))
+      const sent = Effect.map(platform.requestLog, (log) => log.some((entry) => entry.route === "message-send"))
+      yield* Effect.repeat(sent, { until: (yes) => yes, schedule: Schedule.spaced("10 millis"), times: 500 })
+      expect(yield* sent).toBe(true)
+      yield* Scope.close(scope, Exit.void)
+      expect(Either.isLeft(yield* Fiber.join(stalled))).toBe(true)
     }))
 
   it.scopedLive("the admin API adds sessions, rotates tokens and shows the log and counters", () =>
