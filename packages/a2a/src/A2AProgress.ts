@@ -1,8 +1,8 @@
 /**
  * Progress is published, not printed: the client reports {@link A2AProgressEvent}s to an optional
  * `A2AProgress` service — {@link MessagePrepared} once the request body of a send is built (before any
- * network call), {@link RuntimeAccessProgress} before each wait for a transient runtime. Without the
- * service, nothing happens.
+ * network call), {@link RuntimeAccessProgress} before each wait for a transient runtime, {@link MessageSending}
+ * as the message goes to the runtime. Without the service, nothing happens.
  *
  * @since 0.1.0
  */
@@ -20,6 +20,20 @@ import type * as RuntimeAccess from "./RuntimeAccess.js"
  */
 export interface MessagePrepared {
   readonly _tag: "MessagePrepared"
+  readonly agentSessionUid: string
+  readonly messageId: string
+}
+
+/**
+ * Reported as the message's bytes are handed to the runtime's HTTP request, at each attempt (the resend after
+ * a 401/403 too): before it, an interrupted send has provably not delivered the message; from it on, it may
+ * have.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface MessageSending {
+  readonly _tag: "MessageSending"
   readonly agentSessionUid: string
   readonly messageId: string
 }
@@ -52,7 +66,7 @@ export interface RuntimeAccessProgress {
  * @since 0.1.0
  * @category models
  */
-export type A2AProgressEvent = MessagePrepared | RuntimeAccessProgress
+export type A2AProgressEvent = MessagePrepared | RuntimeAccessProgress | MessageSending
 
 /**
  * @since 0.1.0

@@ -29,6 +29,16 @@ import {
   simulated
 } from "./fixtures.js"
 
+/** A progress service that records each event with the number of requests the platform had logged before it. */
+const recordingProgress = (
+  p: SimulatedPlatform.Service,
+  seen: Array<{ readonly event: A2AProgressEvent; readonly requestsBefore: number }>
+) =>
+  A2AProgress.of({
+    report: (event) =>
+      Effect.flatMap(p.requestLog, (log) => Effect.sync(() => void seen.push({ event, requestsBefore: log.length })))
+  })
+
 describe("send: body and headers", () => {
   it.scoped("sends the exact body and headers of SPEC §2/§4 to {rpc_url}/api/a2a/v1/message:send", () =>
     Effect.gen(function*() {
@@ -208,13 +218,7 @@ describe("send: admission", () => {
       const a2a = yield* client
       const p = yield* platform
       const seen: Array<{ readonly event: A2AProgressEvent; readonly requestsBefore: number }> = []
-      const progress = A2AProgress.of({
-        report: (event) =>
-          Effect.flatMap(
-            p.requestLog,
-            (log) => Effect.sync(() => void seen.push({ event, requestsBefore: log.length }))
-          )
-      })
+      const progress = recordingProgress(p, seen)
       const sends: ReadonlyArray<Effect.Effect<unknown, unknown>> = [
         a2a.sendA2AMessage(sessionUid, { message: "generated id" }),
         a2a.sendA2AMessage(sessionUid, { message: "job", responseKind: "task" })
@@ -232,7 +236,7 @@ describe("send: admission", () => {
         expect(first?.event.messageId).toMatch(/^msg-/)
         expect(first?.requestsBefore).toBe(0)
         expect(seen.filter((s) => s.event._tag === "MessagePrepared")).toHaveLength(1)
-        expect(seen.slice(1).every((s) => s.event._tag === "RuntimeAccessProgress")).toBe(true)
+        expect(seen.slice(1, -1).every((s) => s.event._tag === "RuntimeAccessProgress")).toBe(true)
       }
       // bad input: nothing prepared, nothing reported
       seen.length = 0
@@ -241,6 +245,42 @@ describe("send: admission", () => {
     }).pipe(Effect.provide(simulated({
       sessions: [session({ access: coldStart, agent: { taskSupport: true } })]
     }))))
+
+  it.scoped("reports MessageSending as each attempt's bytes go to the runtime (the resend after a 401 too), never before", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const seen: Array<{ readonly event: A2AProgressEvent; readonly requestsBefore: number }> = []
+      const send = (messageId: string) =>
+        runFor(
+          Effect.provideService(
+            a2a.sendA2AMessage(sessionUid, { message: "hi", messageId }),
+            A2AProgress,
+            recordingProgress(p, seen)
+          ),
+          "10 seconds"
+        )
+      yield* send("m-1")
+      yield* p.rotateRuntimeToken(sessionUid)
+      yield* send("m-2")
+      const log = yield* p.requestLog
+      const sending = seen.filter((s) => s.event._tag === "MessageSending")
+      expect(sending.map((s) => s.event)).toEqual(
+        ["m-1", "m-2", "m-2"].map((messageId) => ({ _tag: "MessageSending", agentSessionUid: sessionUid, messageId }))
+      )
+      // each reported just before its own request: the next entry of the log is that attempt's message:send
+      expect(sending.map((s) => log[s.requestsBefore]?.route)).toEqual(["message-send", "message-send", "message-send"])
+      expect(log.filter((entry) => entry.route === "message-send").map((entry) => entry.status)).toEqual([
+        200,
+        401,
+        200
+      ])
+      // while the runtime wakes nothing is on its way: the cold-start waits come first
+      const [prepared, ...waits] = seen.slice(0, seen.findIndex((s) => s.event._tag === "MessageSending"))
+      expect(prepared?.event._tag).toBe("MessagePrepared")
+      expect(waits.length).toBeGreaterThan(0)
+      expect(waits.every((s) => s.event._tag === "RuntimeAccessProgress")).toBe(true)
+    }).pipe(Effect.provide(simulated({ sessions: [session({ access: coldStart })] }))))
 
   it.scoped("AgentRuntimeNotReadyError when the next retry no longer fits, and nothing was sent", () =>
     Effect.gen(function*() {

@@ -6,6 +6,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { type A2AStep, InvalidA2AResponseError } from "../A2AError.js"
+import * as A2AProgress from "../A2AProgress.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { decodeSendAnswer } from "./answers.js"
@@ -97,7 +98,9 @@ export const sendToRuntime = (
   body: RequestBody
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, SendAnswerError | RuntimeRejected> => {
   const request = runtimeRequest(access, "POST", "/api/a2a/v1/message:send", body.bytes)
+  const sending = { _tag: "MessageSending", agentSessionUid: call.agentSessionUid, messageId: body.messageId } as const
   return enterStep(call, "send-message").pipe(
+    Effect.zipRight(A2AProgress.report(sending)),
     Effect.zipRight(runtimeExchange(call, "send-message", request, true)),
     Effect.flatMap((answer) =>
       checkRuntimeAnswer(
