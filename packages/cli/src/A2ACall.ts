@@ -1,7 +1,7 @@
 /**
  * Runs one SDK call the CLI way: the `A2AClient` built from the environment for this call (only after the
  * command line was checked, so bad input is reported even without configuration), progress on stderr, and
- * an interruption reported with the message id when it is known.
+ * the message id the SDK prepared recorded for the run's report (see `RunRecord`), also when interrupted.
  *
  * The client's layer is a service (`ClientEnvironment`): `bin.ts` provides the real one (environment, undici
  * HTTP, file cache); tests provide a fake.
@@ -14,8 +14,7 @@ import * as Effect from "effect/Effect"
 import type * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type { CliConfigError } from "./CliConfig.js"
-import { interruptionMessage, messageIdLine } from "./Failure.js"
-import { type Output, printErrorLine } from "./Output.js"
+import type { Output } from "./Output.js"
 import * as Progress from "./Progress.js"
 import * as RunRecord from "./RunRecord.js"
 
@@ -56,12 +55,6 @@ export interface CallOptions {
   readonly debug?: boolean | undefined
 }
 
-const reportInterruption = (messageId: Option.Option<string>) =>
-  Effect.zipRight(
-    printErrorLine(interruptionMessage(Option.getOrUndefined(messageId))),
-    Option.match(messageId, { onNone: () => Effect.void, onSome: (id) => printErrorLine(messageIdLine(id)) })
-  )
-
 /**
  * Runs `f` with the client.
  *
@@ -79,18 +72,17 @@ export const run = <A, E, R>(
   Effect.gen(function*() {
     const environment = yield* ClientEnvironment
     const progress = yield* Progress.make
-    const knownMessageId = Effect.map(
-      progress.messageId,
-      (reported) => Option.orElse(reported, () => Option.fromNullable(options?.messageId))
-    )
     yield* RunRecord.record({ messageId: options?.messageId })
     return yield* Effect.flatMap(A2AClient.A2AClient, f).pipe(
       Effect.provide(environment.layer({ debug: options?.debug === true })),
       Effect.provideService(A2AProgress.A2AProgress, progress.service),
       Effect.ensuring(progress.clear),
       Effect.ensuring(
-        Effect.flatMap(knownMessageId, (id) => RunRecord.record({ messageId: Option.getOrUndefined(id) }))
-      ),
-      Effect.onInterrupt(() => Effect.flatMap(knownMessageId, reportInterruption))
+        Effect.flatMap(
+          Effect.all([progress.messageId, progress.messageSending]),
+          ([prepared, messageSending]) =>
+            RunRecord.record({ messageId: Option.getOrUndefined(prepared), messageSending })
+        )
+      )
     )
   })

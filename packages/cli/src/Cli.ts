@@ -27,56 +27,73 @@ import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
 import { type ReportOptions, toExitCode } from "./Failure.js"
 import * as GroupHelp from "./GroupHelp.js"
-import { Output, requestedFormat } from "./Output.js"
+import { Output, type OutputWriteError, requestedFormat } from "./Output.js"
 import { executable } from "./Resume.js"
 import { version } from "./version.js"
 
 const config = CliConfig.make({ isCaseSensitive: true, showBuiltIns: false })
 
-const groups = {
-  root: { path: [], description: "The Main Sequence command line" },
-  agent: { path: ["agent"], description: "Main Sequence Agents" },
-  session: { path: ["agent", "session"], description: "Agent sessions" },
-  a2a: { path: ["agent", "session", "a2a"], description: "Talk to an Agent session over A2A" },
-  dev: { path: ["dev"], description: "Tools for local development" }
-} satisfies Record<string, GroupHelp.Group>
+interface Group extends GroupHelp.Group {
+  /** the names of its subcommands, for the errors that list them */
+  readonly subcommands: readonly [string, ...Array<string>]
+}
 
-// Every group (the tree above, plus `task` of Task.ts) and every runnable command, for the groups' help.
-const helpGroups: ReadonlyArray<GroupHelp.Group> = [
-  ...Object.values(groups),
-  ...GroupHelp.underGroup(groups.a2a.path, Task.group)
-]
+const a2aPath = ["agent", "session", "a2a"]
+
+const groups = {
+  root: { path: [], description: "The Main Sequence command line", subcommands: ["agent", "dev"] },
+  agent: { path: ["agent"], description: "Main Sequence Agents", subcommands: ["session"] },
+  session: { path: ["agent", "session"], description: "Agent sessions", subcommands: ["a2a"] },
+  a2a: { path: a2aPath, description: "Talk to an Agent session over A2A", subcommands: ["send", "task"] },
+  task: { ...Task.group, path: [...a2aPath, ...Task.group.path], subcommands: ["get", "wait", "cancel"] },
+  dev: { path: ["dev"], description: "Tools for local development", subcommands: ["platform"] }
+} satisfies Record<string, Group>
+
+// Every group and every runnable command, for the groups' help.
+const helpGroups: ReadonlyArray<Group> = Object.values(groups)
 const helpLeaves: ReadonlyArray<GroupHelp.Leaf> = [
   ...GroupHelp.under(groups.a2a.path, Send.help),
   ...GroupHelp.under(groups.a2a.path, Task.help),
   ...GroupHelp.under(groups.dev.path, DevPlatform.help)
 ]
 
-const group = <Name extends string>(
-  name: Name,
-  help: GroupHelp.Group,
-  subcommands: readonly [string, ...Array<string>]
-) => {
-  const path = [executable, ...help.path].join(" ")
-  return Command.make(name, {}, () =>
+const commandPath = (group: Group): string => [executable, ...group.path].join(" ")
+
+// A group runs only without a subcommand: a usage error that lists its subcommands.
+const group = (help: Group) =>
+  Command.make(help.path.at(-1) ?? executable, {}, () =>
     Effect.fail(
       ValidationError.missingSubcommand(
-        HelpDoc.p(`Missing command: ${path} ${subcommands.join("|")} (see ${path} --help)`)
+        HelpDoc.p(
+          `Missing command: ${commandPath(help)} ${help.subcommands.join("|")} (see ${commandPath(help)} --help)`
+        )
       )
     )).pipe(Command.withDescription(help.description))
+
+const task = group(groups.task).pipe(Command.withSubcommands(Task.commands))
+
+const a2a = group(groups.a2a).pipe(Command.withSubcommands([Send.command, task]))
+
+const session = group(groups.session).pipe(Command.withSubcommands([a2a]))
+
+const agent = group(groups.agent).pipe(Command.withSubcommands([session]))
+
+const dev = group(groups.dev).pipe(Command.withSubcommands([DevPlatform.command]))
+
+const command = group(groups.root).pipe(Command.withSubcommands([agent, dev]))
+
+// @effect/cli names the root group in the error of an unknown subcommand at any depth: name the deepest group
+// the arguments reached instead, with its subcommands.
+const unknownSubcommand = (args: ReadonlyArray<string>): ValidationError.ValidationError => {
+  const reached = helpGroups.filter((group) => group.path.every((name, i) => args[i] === name))
+    .reduce((deepest, group) => group.path.length > deepest.path.length ? group : deepest, groups.root)
+  const given = args[reached.path.length]
+  const names = reached.subcommands.map((name) => `'${name}'`).join(", ")
+  return ValidationError.commandMismatch(HelpDoc.p(
+    `Invalid subcommand${given === undefined ? "" : ` '${given}'`} for ${commandPath(reached)} - use ` +
+      `${reached.subcommands.length === 1 ? "" : "one of "}${names} (see ${commandPath(reached)} --help)`
+  ))
 }
-
-const a2a = group("a2a", groups.a2a, ["send", "task"]).pipe(
-  Command.withSubcommands([Send.command, Task.command])
-)
-
-const session = group("session", groups.session, ["a2a"]).pipe(Command.withSubcommands([a2a]))
-
-const agent = group("agent", groups.agent, ["session"]).pipe(Command.withSubcommands([session]))
-
-const dev = group("dev", groups.dev, ["platform"]).pipe(Command.withSubcommands([DevPlatform.command]))
-
-const command = group(executable, groups.root, ["agent", "dev"]).pipe(Command.withSubcommands([agent, dev]))
 
 /**
  * Every failure of a run.
@@ -88,6 +105,7 @@ export type CliError =
   | A2AError.A2AError
   | CliConfigError
   | DevPlatform.DevPlatformError
+  | OutputWriteError
   | ValidationError.ValidationError
 
 /**
@@ -99,6 +117,10 @@ export type CliError =
 export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp.Environment
 
 const runCommand = Command.run(command, { name: executable, version })
+
+const optionsTakingValues: ReadonlySet<string> = new Set(
+  helpLeaves.flatMap((leaf) => GroupHelp.optionsTakingValues(leaf.usage))
+)
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts); on the log stream, like
 // @effect/cli's own help, and without escape codes unless stdout is a terminal and NO_COLOR is not set.
@@ -134,6 +156,11 @@ const withoutCliErrorPrinting = Effect.flatMap(
 export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, CliRequirements> =>
   Effect.flatMap(withoutCliErrorPrinting, (console) =>
     runOrHelp(argv).pipe(
+      Effect.mapError((error) =>
+        ValidationError.isValidationError(error) && ValidationError.isCommandMismatch(error)
+          ? unknownSubcommand(argv.slice(2))
+          : error
+      ),
       Effect.withConsole(console),
       Effect.provide(CliConfig.layer(config))
     ))
@@ -149,4 +176,7 @@ export const main = (
   argv: ReadonlyArray<string>,
   options: Omit<ReportOptions, "format"> = {}
 ): Effect.Effect<number, never, CliRequirements> =>
-  toExitCode(run(argv), { ...options, format: requestedFormat(argv.slice(2)) })
+  toExitCode(run(argv), {
+    ...options,
+    format: requestedFormat(argv.slice(2), (option) => optionsTakingValues.has(option))
+  })

@@ -5,7 +5,7 @@
  * | exit | when |
  * |---|---|
  * | 0 | success (the answer is on stdout; also a Task that ended FAILED, CANCELED or REJECTED) |
- * | 1 | the call failed otherwise: invalid answer, server errors, rate limited, session/Task not found, Task not cancelable, Task mode not supported, an unexpected defect |
+ * | 1 | the call failed otherwise: invalid answer, server errors, rate limited, session/Task not found, Task not cancelable, Task mode not supported, stdout cannot be written (`OutputWriteError`), an unexpected defect |
  * | 2 | usage, bad input or missing configuration; nothing was sent: usage errors, `A2AInputError`, missing `MAINSEQUENCE_*` settings |
  * | 3 | the Agent's runtime cannot take the message now; nothing was sent: `AgentRuntimeNotReadyError`, `AgentRuntimeUnavailableError` |
  * | 4 | authentication or permission: `NotLoggedInError`, `PermissionDeniedError`, `RuntimeAuthError` |
@@ -316,15 +316,16 @@ export const errorDocument = (described: Described): string => {
 }
 
 /**
- * The message of an interruption: what became of the call, by whether a message id is known (a send began).
+ * The message of an interruption: what became of the call, by whether the message may have reached the
+ * runtime (see `RunRecord.Facts.messageSending`).
  *
  * @since 0.2.0
  * @category rendering
  */
-export const interruptionMessage = (messageId: string | undefined): string =>
-  messageId === undefined
-    ? "Interrupted: the call was stopped"
-    : "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again"
+export const interruptionMessage = (mayHaveBeenSent: boolean): string =>
+  mayHaveBeenSent
+    ? "Interrupted: the send was stopped; the message may already have reached the runtime and is not sent again"
+    : "Interrupted: the call was stopped"
 
 /**
  * How a run reports: the output format (`json` adds the error document on stdout) and the exit code of an
@@ -338,13 +339,14 @@ export interface ReportOptions {
   readonly interruptedExitCode?: (() => number) | undefined
 }
 
+// A document stdout cannot take is left out: the exit code and the lines on stderr already tell the failure.
 const printDocument = (described: Described, options: ReportOptions) =>
-  options.format === "json" ? printLine(errorDocument(described)) : Effect.void
+  options.format === "json" ? Effect.ignore(printLine(errorDocument(described))) : Effect.void
 
 /**
  * Prints the outcome of a run on stderr (nothing for success), with `--output json` its error document on
- * stdout, and returns its exit code. An interruption prints nothing here: the command that was interrupted
- * says what it knows (see `send`), and {@link toExitCode} adds the document.
+ * stdout, and returns its exit code. An interruption prints nothing here: {@link toExitCode} reports it when
+ * it happens, with what the run recorded.
  *
  * @since 0.1.0
  * @category running
@@ -381,17 +383,22 @@ export const report = <A, E>(
 
 const interrupted = (record: RunRecord.Service, options: ReportOptions) =>
   Effect.flatMap(record.facts, (facts) => {
-    const exitCode = options.interruptedExitCode?.() ?? ExitCode.interrupted
-    return printDocument({
+    const mayHaveBeenSent = facts.messageSending === true
+    const described: Described = {
       type: "Interrupted",
-      message: interruptionMessage(facts.messageId),
-      exitCode,
+      message: interruptionMessage(mayHaveBeenSent),
+      exitCode: options.interruptedExitCode?.() ?? ExitCode.interrupted,
       agentSessionUid: facts.agentSessionUid,
       messageId: facts.messageId,
-      retrySafe: false,
-      mayHaveBeenSent: facts.messageId !== undefined,
+      retrySafe: !mayHaveBeenSent,
+      mayHaveBeenSent,
       details: {}
-    }, options)
+    }
+    return Effect.forEach(
+      humanLines(described, mayHaveBeenSent ? facts.messageId : undefined).lines,
+      printErrorLine,
+      { discard: true }
+    ).pipe(Effect.zipRight(printDocument(described, options)))
   })
 
 /**

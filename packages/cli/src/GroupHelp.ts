@@ -21,6 +21,7 @@ import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as Span from "@effect/cli/HelpDoc/Span"
 import * as Usage from "@effect/cli/Usage"
 import * as Arr from "effect/Array"
+import * as Option from "effect/Option"
 import { stripVTControlCharacters } from "node:util"
 
 /**
@@ -69,6 +70,28 @@ export const leaf = <Name extends string, R, E, A>(
   help: (config) => Command.getHelp(command, config),
   repeatable
 })
+
+/**
+ * The options of a command that take a value (`--message`, `--output`, …; not `--debug`), by each of their names.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const optionsTakingValues = (usage: Usage.Usage): ReadonlyArray<string> => {
+  switch (usage._tag) {
+    case "Empty":
+    case "Mixed":
+      return []
+    case "Named":
+      return Option.isSome(usage.acceptedValues) ? usage.names.filter((name) => name.startsWith("-")) : []
+    case "Optional":
+    case "Repeated":
+      return optionsTakingValues(usage.usage)
+    case "Alternation":
+    case "Concat":
+      return [...optionsTakingValues(usage.left), ...optionsTakingValues(usage.right)]
+  }
+}
 
 /**
  * The leaves placed below the groups `path`.

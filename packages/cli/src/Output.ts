@@ -8,6 +8,8 @@ import { A2AProtocol } from "@mainsequence/a2a"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as Predicate from "effect/Predicate"
+import * as Schema from "effect/Schema"
 import { type Resume, resumeLine, resumeOf } from "./Resume.js"
 import { json, oneLine, printable } from "./TerminalText.js"
 
@@ -16,9 +18,12 @@ import { json, oneLine, printable } from "./TerminalText.js"
  * @category models
  */
 export interface Service {
-  /** Writes text to stdout as is (add the newline yourself). */
-  readonly stdout: (text: string) => Effect.Effect<void>
-  /** Writes text to stderr as is (add the newline yourself). */
+  /**
+   * Writes text to stdout as is (add the newline yourself); fails when stdout cannot take it (a full disk, a
+   * failed device), and succeeds when its reader went away (`… | head`).
+   */
+  readonly stdout: (text: string) => Effect.Effect<void, OutputWriteError>
+  /** Writes text to stderr as is (add the newline yourself); a failure there has nobody left to tell. */
   readonly stderr: (text: string) => Effect.Effect<void>
   /**
    * Whether stderr is an interactive terminal that may get escape codes (a live status line can be drawn):
@@ -37,13 +42,46 @@ export interface Service {
  */
 export class Output extends Context.Tag("@mainsequence/cli/Output")<Output, Service>() {}
 
-const writeTo = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<void> =>
-  Effect.async((resume: (done: Effect.Effect<void>) => void) => {
-    stream.write(text, () => resume(Effect.void))
+/**
+ * stdout could not be written (exit 1): a full disk (`ENOSPC`), an I/O error (`EIO`), … — not a reader that went
+ * away (`EPIPE`), which ends the output quietly.
+ *
+ * @since 0.2.0
+ * @category errors
+ */
+export class OutputWriteError extends Schema.TaggedError<OutputWriteError>()("OutputWriteError", {
+  code: Schema.optional(Schema.String),
+  reason: Schema.String
+}) {
+  override get message(): string {
+    return `Cannot write to standard output: ${this.reason}`
+  }
+}
+
+const codeOf = (error: unknown): string | undefined =>
+  Predicate.hasProperty(error, "code") && Predicate.isString(error.code) ? error.code : undefined
+
+const writeTo = (stream: NodeJS.WriteStream) => (text: string): Effect.Effect<void, OutputWriteError> =>
+  Effect.async((resume: (done: Effect.Effect<void, OutputWriteError>) => void) => {
+    stream.write(text, (error) => {
+      // After a first failure the stream is destroyed and every later write fails with ERR_STREAM_DESTROYED:
+      // the first failure is the one to judge.
+      const cause: unknown = stream.errored ?? error
+      resume(
+        Predicate.isNullable(cause) || codeOf(cause) === "EPIPE"
+          ? Effect.void
+          : Effect.fail(
+            new OutputWriteError({
+              code: codeOf(cause),
+              reason: cause instanceof Error ? cause.message : String(cause)
+            })
+          )
+      )
+    })
   })
 
-// A reader that goes away (`mainsequence … | head`) makes the stream emit EPIPE: there is nobody left to tell,
-// so the write just ends instead of crashing the process with a stack trace.
+// Write failures are reported to the writer (see `writeTo`); without a listener the stream's `error` event
+// would crash the process with a stack trace.
 const ignoreStreamErrors = (stream: NodeJS.WriteStream): void => {
   if (stream.listenerCount("error") === 0) stream.on("error", () => undefined)
 }
@@ -73,7 +111,7 @@ export const escapeCodesAllowed = (
 
 const makeFrom = (stdout: NodeJS.WriteStream, stderr: NodeJS.WriteStream): Service => ({
   stdout: writeTo(stdout),
-  stderr: writeTo(stderr),
+  stderr: (text) => Effect.ignore(writeTo(stderr)(text)),
   stderrIsTTY: escapeCodesAllowed(stderr.isTTY, process.env),
   stderrColumns: stderr.isTTY === true ? stderr.columns : undefined,
   stdoutColor: escapeCodesAllowed(stdout.isTTY, process.env)
@@ -91,7 +129,7 @@ export const layerProcess: Layer.Layer<Output> = Layer.sync(Output, makeProcess)
  * @since 0.1.0
  * @category utils
  */
-export const printLine = (text: string): Effect.Effect<void, never, Output> =>
+export const printLine = (text: string): Effect.Effect<void, OutputWriteError, Output> =>
   Effect.flatMap(Output, (output) => output.stdout(`${text}\n`))
 
 /**
@@ -120,17 +158,24 @@ export const outputFormats: ReadonlyArray<OutputFormat> = ["json", "text"]
 /**
  * The output format the arguments (after the executable) ask for, as far as they can be read before they are
  * parsed (a run that fails to parse still answers in it): the last valid `--output` value, else the A2A
- * commands' default, `json`, for a command under `agent`; `undefined` (text) otherwise.
+ * commands' default, `json`, for a command under `agent`; `undefined` (text) otherwise. The value of an option
+ * (`takesValue`: `--message`, …) is never read as an option, nor is anything after `--`.
  *
  * @since 0.2.0
  * @category parsing
  */
-export const requestedFormat = (args: ReadonlyArray<string>): OutputFormat | undefined => {
-  const given = args.flatMap((arg, i) => {
+export const requestedFormat = (
+  args: ReadonlyArray<string>,
+  takesValue: (option: string) => boolean
+): OutputFormat | undefined => {
+  let format: OutputFormat | undefined
+  for (let i = 0; i < args.length && args[i] !== "--"; i++) {
+    const arg = args[i] ?? ""
     const value = arg === "--output" ? args[i + 1] : arg.startsWith("--output=") ? arg.slice(9) : undefined
-    return outputFormats.filter((format) => format === value)
-  })
-  return given.at(-1) ?? (args[0] === "agent" ? "json" : undefined)
+    format = outputFormats.find((known) => known === value) ?? format
+    if (takesValue(arg)) i++
+  }
+  return format ?? (args[0] === "agent" ? "json" : undefined)
 }
 
 /**
@@ -162,7 +207,7 @@ export const printAnswer = (
   answer: A2AProtocol.Message | A2AProtocol.Task,
   format: OutputFormat,
   agentSessionUid: string
-): Effect.Effect<void, never, Output> => {
+): Effect.Effect<void, OutputWriteError, Output> => {
   const resume = resumeOf(answer, agentSessionUid)
   return Effect.zipRight(
     printLine(renderAnswer(answer, format, resume)),

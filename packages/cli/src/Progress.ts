@@ -5,7 +5,8 @@
  * stdout is never touched.
  *
  * It also remembers the message id the SDK reports (`MessagePrepared`, once the request body is built, before
- * any request), so an interrupted send can still name the id that went on the wire.
+ * any request), so an interrupted send can still name the id that went on the wire, and whether the message
+ * went to the runtime (`MessageSending`), so an interrupted send can say whether it may have arrived.
  *
  * @since 0.1.0
  */
@@ -71,6 +72,8 @@ export interface Progress {
   readonly service: A2AProgress.Service
   /** The message id of the send, once the SDK reported it. */
   readonly messageId: Effect.Effect<Option.Option<string>>
+  /** Whether the SDK handed the message to the runtime's request (it may have arrived since). */
+  readonly messageSending: Effect.Effect<boolean>
   /** Stops the live line and clears it (run it when the call ends, however it ends). */
   readonly clear: Effect.Effect<void>
 }
@@ -84,6 +87,7 @@ export interface Progress {
 export const make: Effect.Effect<Progress, never, Output> = Effect.gen(function*() {
   const output = yield* Output
   const messageId = yield* Ref.make(Option.none<string>())
+  const messageSending = yield* Ref.make(false)
   const lastState = yield* Ref.make(Option.none<string>())
   const ticker = yield* Ref.make(Option.none<Fiber.RuntimeFiber<void>>())
   const drawn = yield* Ref.make(false)
@@ -127,14 +131,19 @@ export const make: Effect.Effect<Progress, never, Output> = Effect.gen(function*
 
   return {
     service: {
-      report: (event) =>
-        event._tag === "MessagePrepared"
-          ? Ref.set(messageId, Option.some(event.messageId))
-          : output.stderrIsTTY
-          ? draw(event)
-          : printOnStateChange(event)
+      report: (event) => {
+        switch (event._tag) {
+          case "MessagePrepared":
+            return Ref.set(messageId, Option.some(event.messageId))
+          case "MessageSending":
+            return Ref.set(messageSending, true)
+          case "RuntimeAccessProgress":
+            return output.stderrIsTTY ? draw(event) : printOnStateChange(event)
+        }
+      }
     },
     messageId: Ref.get(messageId),
+    messageSending: Ref.get(messageSending),
     clear
   }
 })

@@ -17,6 +17,8 @@ import * as Ref from "effect/Ref"
 export interface Facts {
   readonly agentSessionUid?: string | undefined
   readonly messageId?: string | undefined
+  /** The SDK handed the message to the runtime's request (`MessageSending`): it may have arrived since. */
+  readonly messageSending?: boolean | undefined
 }
 
 /**
@@ -47,7 +49,8 @@ export const make: Effect.Effect<Service> = Effect.map(Ref.make<Facts>({}), (ref
   record: (facts) =>
     Ref.update(ref, (known) => ({
       agentSessionUid: nonBlank(facts.agentSessionUid) ?? known.agentSessionUid,
-      messageId: nonBlank(facts.messageId) ?? known.messageId
+      messageId: nonBlank(facts.messageId) ?? known.messageId,
+      messageSending: facts.messageSending ?? known.messageSending
     })),
   facts: Ref.get(ref)
 }))

@@ -12,6 +12,8 @@
  *   0600 in a 0700 directory: `$XDG_CACHE_HOME/mainsequence/code-cache`, else `~/.cache/mainsequence/code-cache`;
  * - read only when it is a regular file (opened without waiting, so a FIFO there never blocks the start), belongs
  *   to this user and nobody else may write it (V8 trusts a cache's bytecode);
+ * - checked against its checksum (`--verify-snapshot-checksum`), so a cache with damaged bytes is rejected and
+ *   rewritten instead of crashing V8;
  * - any error reading or writing it (unwritable directory, full disk) is ignored: the bundle then compiles from
  *   its text, as without a cache.
  *
@@ -23,6 +25,7 @@ import { createRequire } from "node:module"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
+import * as V8 from "node:v8"
 import * as Vm from "node:vm"
 import { makePrivateDirectory } from "./internal/privateDirectory.js"
 
@@ -141,6 +144,9 @@ export const runBundle = (file: string, directory: string | undefined): CacheUse
   const source = Fs.readFileSync(file, "utf8")
   const fileName = cacheFileName(source)
   const cachedData = directory === undefined ? undefined : readCache(Path.join(directory, fileName))
+  // Release builds of V8 trust a code cache's bytes unless told to check its checksum: damaged bytes would crash
+  // every run. Set before both the read and the write, as the flag is part of what a cache must match.
+  V8.setFlagsFromString("--verify-snapshot-checksum")
   const script = new Vm.Script(
     "(function (exports, require, module, __filename, __dirname, __mainsequence_import) { \"use strict\";\n" +
       source + "\n})",

@@ -458,6 +458,56 @@ describe("--output json: exactly one document on stdout whatever the outcome", (
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
+describe("an interruption (SPEC §8)", () => {
+  it.scoped("until the SDK hands the message to the runtime (a cold start), an interrupted send is safe to retry", () =>
+    Effect.gen(function*() {
+      const prepared = { _tag: "MessagePrepared", agentSessionUid: sessionUid, messageId: "msg-given-1" } as const
+      const waiting = yield* runCli([...send, "--message", "hi", "--message-id", "msg-given-1"], {
+        interruptedAfter: [prepared]
+      })
+      expect([waiting.exitCode, waiting.stderr]).toEqual([130, "Interrupted: the call was stopped\n"])
+      expect(errorDocumentOf(waiting.stdout)).toMatchObject({
+        type: "Interrupted",
+        message: "Interrupted: the call was stopped",
+        messageId: "msg-given-1",
+        retrySafe: true,
+        hint: "The run was stopped by a signal. Retrying is safe: run the same command with --message-id msg-given-1"
+      })
+      const sending = yield* runCli([...send, "--message", "hi"], {
+        interruptedAfter: [prepared, { ...prepared, _tag: "MessageSending" }]
+      })
+      expect(errorDocumentOf(sending.stdout)).toMatchObject({
+        type: "Interrupted",
+        message: "Interrupted: the send was stopped; the message may already have reached the runtime and is not " +
+          "sent again",
+        messageId: "msg-given-1",
+        retrySafe: false
+      })
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("--output json: a flag's value is never read as --output", () => {
+  it.scoped("a message text that reads --output=text (or --output, text) keeps the json error document", () =>
+    Effect.gen(function*() {
+      const failWith = new A2AError.AgentRuntimeUnavailableError({
+        agentSessionUid: sessionUid,
+        state: "update_required"
+      })
+      for (
+        const flags of [
+          ["--message", "--output=text"],
+          ["--message", "--output", "--reference-task-id", "text", "--response-kind", "task"]
+        ]
+      ) {
+        const result = yield* runCli([...send, ...flags], { failWith })
+        expect([flags, result.exitCode]).toEqual([flags, 3])
+        expect(errorDocumentOf(result.stdout)).toMatchObject({ type: "AgentRuntimeUnavailableError", exitCode: 3 })
+      }
+      const text = yield* runCli([...send, "--message", "--output", "--output", "text"], { failWith })
+      expect([text.exitCode, text.stdout]).toEqual([3, ""])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
 describe("a Task that waits for its caller", () => {
   const waiting = (state: "TASK_STATE_INPUT_REQUIRED" | "TASK_STATE_AUTH_REQUIRED"): A2AProtocol.Task => ({
     id: "task it's",
@@ -547,6 +597,59 @@ describe("a Task that waits for its caller", () => {
         answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
       })
       expect([working.stderr, taskDocumentOf(working.stdout).resume]).toEqual(["", undefined])
+    }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("command groups (SPEC §8): a group needs one of its commands", () => {
+  const groups = [
+    [[], "agent|dev"],
+    [["agent"], "session"],
+    [["agent", "session"], "a2a"],
+    [["agent", "session", "a2a"], "send|task"],
+    [["agent", "session", "a2a", "task"], "get|wait|cancel"],
+    [["dev"], "platform"]
+  ] as const
+
+  it.scoped("a group run without a command is a usage error: exit 2, one line naming its commands, no help", () =>
+    Effect.gen(function*() {
+      for (const [path, commands] of groups) {
+        const result = yield* runCli(path)
+        const group = ["mainsequence", ...path].join(" ")
+        const line = `Missing command: ${group} ${commands} (see ${group} --help)`
+        expect([group, result.exitCode, result.stderr]).toEqual([group, 2, `${line}\n`])
+        if (path[0] === "agent") {
+          expect(errorDocumentOf(result.stdout)).toMatchObject({ type: "MissingSubcommand", message: line })
+        } else {
+          expect(result.stdout).toBe("")
+        }
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("an unknown command names the deepest group the command line reached, and that group's commands", () =>
+    Effect.gen(function*() {
+      for (
+        const [args, line] of [
+          [["bogus"], "Invalid subcommand 'bogus' for mainsequence - use one of 'agent', 'dev'"],
+          [["agent", "sesion"], "Invalid subcommand 'sesion' for mainsequence agent - use 'session'"],
+          [
+            ["agent", "session", "a2a", "bogus"],
+            "Invalid subcommand 'bogus' for mainsequence agent session a2a - use one of 'send', 'task'"
+          ],
+          [
+            ["agent", "session", "a2a", "task", "bogus", sessionUid],
+            "Invalid subcommand 'bogus' for mainsequence agent session a2a task - use one of 'get', 'wait', 'cancel'"
+          ]
+        ] as const
+      ) {
+        const result = yield* runCli(args)
+        const group = line.split(" for ")[1]?.split(" - ")[0] ?? ""
+        const expected = `${line} (see ${group} --help)`
+        expect([args, result.exitCode, result.stderr]).toEqual([args, 2, `${expected}\n`])
+        if (args[0] === "agent") {
+          expect(errorDocumentOf(result.stdout)).toMatchObject({ type: "CommandMismatch", message: expected })
+        }
+        expect(result.calls).toEqual([])
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 

@@ -182,6 +182,28 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       }
     }).pipe(Effect.provide(platformLayer)))
 
+  it.scoped("a send interrupted while its runtime wakes: nothing was sent, so the document says a retry is safe", () =>
+    Effect.gen(function*() {
+      const configDir = yield* tempConfigDir
+      const captured: Captured = { stdout: "", stderr: "" }
+      const fiber = yield* Effect.fork(
+        runCliSimulated(send(cold.sessionUid, "--message", "hi"), { configDir, captured })
+      )
+      yield* awaitRoute("resolve-runtime-access")
+      const exit = yield* Fiber.interrupt(fiber)
+      expect(Exit.isInterrupted(exit)).toBe(true)
+      expect(errorDocumentOf(captured.stdout)).toMatchObject({
+        type: "Interrupted",
+        message: "Interrupted: the call was stopped",
+        agentSessionUid: cold.sessionUid,
+        messageId: expect.stringMatching(/^msg-/),
+        retrySafe: true
+      })
+      expect(captured.stderr.endsWith("\nInterrupted: the call was stopped\n")).toBe(true)
+      const routes = (yield* (yield* SimulatedPlatform.SimulatedPlatform).requestLog).map((entry) => entry.route)
+      expect(routes).not.toContain("message-send")
+    }).pipe(Effect.provide(platformLayer)))
+
   it.scoped("an interrupted task call (no message) says only that it was stopped", () =>
     Effect.gen(function*() {
       const configDir = yield* tempConfigDir
@@ -197,8 +219,8 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
         exitCode: 130,
         agentSessionUid: cold.sessionUid,
         messageId: null,
-        retrySafe: false,
-        hint: "The run was stopped by a signal",
+        retrySafe: true,
+        hint: "The run was stopped by a signal. Retrying is safe: run the same command",
         details: {}
       })
       expect(captured.stderr.split("\n").filter((line) => line !== "").at(-1)).toBe("Interrupted: the call was stopped")

@@ -256,7 +256,7 @@ describe("Failure", () => {
         exitCode: 143,
         agentSessionUid: "s-1",
         messageId: "msg-3",
-        retrySafe: false
+        retrySafe: true
       })
     }))
 

@@ -262,6 +262,16 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         // --output json (the default): stdout is exactly one document, the same failure.
         expect(errorDocumentOf(run.stdout), what).toMatchObject({ message: lines[0], exitCode: 2, retrySafe: false })
       })
+      // A directory on standard input is as unreadable as a directory named.
+      const stdinDirectory = yield* runCliProcess(send(uid, "--message-file", "-"), {
+        configDir: dir,
+        env,
+        stdinFile: dir
+      })
+      expect([stdinDirectory.code, linesOf(stdinDirectory.stderr)]).toEqual([
+        2,
+        ["Invalid message-file: cannot read standard input (not a readable file)"]
+      ])
       expect(yield* platform.requestLog).toEqual([])
     }), 120_000)
 
@@ -751,6 +761,51 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     60_000
   )
 
+  it.scopedLive.skipIf(process.platform !== "linux")(
+    "SIGINT or SIGTERM while --message-file - waits for standard input: the interruption line, exit 130 / 143",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+          for (const format of ["json", "text"]) {
+            const run = yield* runCliProcess(
+              send(demoSessionUids.ready, "--message-file", "-", "--output", format, "--message-id", "msg-stdin-1"),
+              {
+                configDir: configDir(),
+                env,
+                holdStdin: true,
+                killAfterMs: 10_000,
+                onSpawn: (child) => {
+                  // Node makes standard input non-blocking (O_NONBLOCK) once the CLI starts reading it.
+                  const poll = setInterval(() => {
+                    const flags = /^flags:\s+(\d+)$/m.exec(Fs.readFileSync(`/proc/${child.pid}/fdinfo/0`, "utf8"))?.[1]
+                    if ((Number.parseInt(flags ?? "0", 8) & Fs.constants.O_NONBLOCK) !== 0) {
+                      clearInterval(poll)
+                      child.kill(signal)
+                    }
+                  }, 20)
+                  child.once("exit", () => clearInterval(poll))
+                }
+              }
+            )
+            const what = `${signal} ${format}`
+            expect([what, run.code, linesOf(run.stderr)]).toEqual([what, code, ["Interrupted: the call was stopped"]])
+            if (format === "json") {
+              expect(errorDocumentOf(run.stdout)).toMatchObject({
+                type: "Interrupted",
+                exitCode: code,
+                retrySafe: true
+              })
+            } else {
+              expect(run.stdout).toBe("")
+            }
+          }
+        }
+        expect((yield* platform.requestLog).filter((entry) => entry.route === "message-send")).toEqual([])
+      }),
+    60_000
+  )
+
   it.scopedLive("a reader that closes stdout early (… | head) gets no stack trace", () =>
     Effect.gen(function*() {
       const { env } = yield* servePlatform()
@@ -766,6 +821,26 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(run.code).toBe(0)
       expect(run.stderr).toBe("")
     }), 60_000)
+
+  it.scopedLive.skipIf(!Fs.existsSync("/dev/full"))(
+    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* servePlatform()
+        for (const format of ["json", "text"]) {
+          const run = yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi", "--output", format), {
+            configDir: configDir(),
+            env,
+            stdoutFile: "/dev/full"
+          })
+          expect([run.code, linesOf(run.stderr)]).toEqual([
+            1,
+            ["Cannot write to standard output: ENOSPC: no space left on device, write"]
+          ])
+        }
+      }),
+    60_000
+  )
 
   it.scopedLive(
     "Task mode: send --response-kind task, then task get, wait and cancel",

@@ -21,9 +21,12 @@ const tempRoot = () => {
 }
 
 // What the bundle reports: its CommonJS scope, strict mode, and its import() (`__mainsequence_import`, see
-// scripts/bundle.mjs) of a Node module and of a module next to the bundle.
-const bundleText = (marker: string, exitCode = 0) =>
+// scripts/bundle.mjs) of a Node module and of a module next to the bundle; `functions` more functions it runs
+// (their compiled code is in the cache).
+const bundleText = (marker: string, exitCode = 0, functions = 0) =>
   [
+    ...Array.from({ length: functions }, (_, i) => `function f${i}(x) { return x.map((y) => y * ${i} + "${i}") }`),
+    `${Array.from({ length: functions }, (_, i) => `f${i}([${i}])`).join("; ")}`,
     `const path = require("node:path")`,
     `module.exports.marker = ${JSON.stringify(marker)}`,
     `const strict = (function() { return this === undefined })()`,
@@ -62,11 +65,11 @@ const run = (bundle: string, directory: string | undefined, nodeOptions: Readonl
   }
 }
 
-const setup = (marker = "one", exitCode = 0) => {
+const setup = (marker = "one", exitCode = 0, functions = 0) => {
   const root = tempRoot()
   const bundle = Path.join(root, "dist", "bundle.cjs")
   Fs.mkdirSync(Path.dirname(bundle))
-  Fs.writeFileSync(bundle, bundleText(marker, exitCode))
+  Fs.writeFileSync(bundle, bundleText(marker, exitCode, functions))
   Fs.writeFileSync(Path.join(root, "dist", "side.mjs"), `export const side = "next to the bundle"`)
   const directory = Path.join(root, "cache", "mainsequence", "code-cache")
   // The child's cache file: named by the bundle's text (and the child's Node options, the same for each run).
@@ -156,6 +159,19 @@ describe("runBundle", () => {
     expect(corrupt.code).toBe(0)
     expect(corrupt.report).toMatchObject({ marker: "one" })
     expect(corrupt.cache).toBe("rejected")
+    expect(run(bundle, directory).cache).toBe("used")
+  })
+
+  it("a cache with damaged bytes (same size) is rejected: the bundle runs from its text and the cache is rewritten", () => {
+    const { bundle, cacheFile, directory } = setup("damaged", 0, 400)
+    run(bundle, directory)
+    const file = cacheFile()
+    const bytes = Fs.readFileSync(file)
+    bytes.fill(0xde, bytes.length >> 1, (bytes.length >> 1) + 8)
+    Fs.writeFileSync(file, bytes)
+    const damaged = run(bundle, directory)
+    expect([damaged.code, damaged.stderr, damaged.cache]).toEqual([0, "", "rejected"])
+    expect(damaged.report).toMatchObject({ marker: "damaged" })
     expect(run(bundle, directory).cache).toBe("used")
   })
 

@@ -12,7 +12,7 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as GroupHelp from "../GroupHelp.js"
-import { type Output, printLine } from "../Output.js"
+import { type Output, type OutputWriteError, printLine } from "../Output.js"
 
 /**
  * The reference platform could not be started.
@@ -71,7 +71,9 @@ const reasonOf = (error: { readonly message: string; readonly cause?: unknown })
  * @since 0.1.0
  * @category handlers
  */
-export const runDevPlatform = (flags: { readonly port: number }): Effect.Effect<void, DevPlatformError, Output> =>
+export const runDevPlatform = (
+  flags: { readonly port: number }
+): Effect.Effect<void, DevPlatformError | OutputWriteError, Output> =>
   Effect.gen(function*() {
     if (flags.port < 0 || flags.port > 65535) {
       return yield* new DevPlatformError({ reason: `--port must be between 0 and 65535 (got ${flags.port})` })

@@ -16,7 +16,7 @@ import { files, mediaTypes, readAttachments } from "../flags/attachments.js"
 import { agentSessionUid, debug, output, timeout } from "../flags/common.js"
 import { message, messageFile, messageText } from "../flags/message.js"
 import * as GroupHelp from "../GroupHelp.js"
-import { type Output, printAnswer } from "../Output.js"
+import { type Output, type OutputWriteError, printAnswer } from "../Output.js"
 import * as RunRecord from "../RunRecord.js"
 
 const flags = {
@@ -98,7 +98,7 @@ export const runSend = (
   flags: SendFlags
 ): Effect.Effect<
   void,
-  A2AError.SendError | CliConfigError,
+  A2AError.SendError | CliConfigError | OutputWriteError,
   A2ACall.ClientEnvironment | Output | FileSystem.FileSystem
 > =>
   Effect.gen(function*() {

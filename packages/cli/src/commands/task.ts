@@ -13,7 +13,7 @@ import * as A2ACall from "../A2ACall.js"
 import type { CliConfigError } from "../CliConfig.js"
 import { agentSessionUid, debug, output, timeout } from "../flags/common.js"
 import * as GroupHelp from "../GroupHelp.js"
-import { type Output, printAnswer } from "../Output.js"
+import { type Output, type OutputWriteError, printAnswer } from "../Output.js"
 import * as RunRecord from "../RunRecord.js"
 
 const flags = {
@@ -45,7 +45,7 @@ export const runTaskCall = (call: TaskCall) =>
   flags: TaskFlags
 ): Effect.Effect<
   void,
-  A2AError.TaskError | CliConfigError,
+  A2AError.TaskError | CliConfigError | OutputWriteError,
   A2ACall.ClientEnvironment | Output
 > =>
   Effect.gen(function*() {
@@ -79,13 +79,12 @@ export const group: GroupHelp.Group = {
 }
 
 /**
- * @since 0.1.0
+ * The commands of the `task` group (the group itself is made in `Cli.ts`, as every group is).
+ *
+ * @since 0.2.0
  * @category commands
  */
-export const command = Command.make("task").pipe(
-  Command.withDescription(group.description),
-  Command.withSubcommands([get.command, wait.command, cancel.command])
-)
+export const commands = [get.command, wait.command, cancel.command] as const
 
 /**
  * The commands as listed in the help of the groups above them.

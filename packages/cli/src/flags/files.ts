@@ -22,8 +22,9 @@ const reasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
   BadResource: "not a readable file"
 }
 
-const cannotRead = (field: string, path: string, why: string) =>
-  new A2AError.A2AInputError({ field, reason: `cannot read ${JSON.stringify(path)} (${why})` })
+// `named`: the path as JSON, or "standard input".
+const cannotRead = (field: string, named: string, why: string) =>
+  new A2AError.A2AInputError({ field, reason: `cannot read ${named} (${why})` })
 
 const reasonOf = (error: PlatformError.PlatformError): string =>
   error._tag === "SystemError" ? (reasons[error.reason] ?? error.reason) : error.message
@@ -55,20 +56,25 @@ export const readMessageFile = (
     field,
     reason: `${named} is more than the limit of ${Attachment.maxBytes} bytes (15 MiB)`
   })
-  const unreadable = (error: unknown) => cannotRead(field, path, errnoReason(error))
+  const unreadable = (error: unknown) => cannotRead(field, named, errnoReason(error))
   const fromStream = (readable: () => NodeJS.ReadableStream) =>
     boundedBytes(NodeStream.fromReadable(readable, unreadable), tooLarge)
   const bytes = path === standardInput
-    ? fromStream(() => process.stdin)
+    // Node reads a directory on standard input as empty: it is refused as a named directory is.
+    ? Effect.flatMap(
+      Effect.try({ try: () => Fs.fstatSync(0).isDirectory(), catch: unreadable }),
+      (directory) =>
+        directory ? Effect.fail(cannotRead(field, named, "not a readable file")) : fromStream(() => process.stdin)
+    )
     : Effect.flatMap(FileSystem.FileSystem, (fs) => {
-      const platform = (error: PlatformError.PlatformError) => cannotRead(field, path, reasonOf(error))
+      const platform = (error: PlatformError.PlatformError) => cannotRead(field, named, reasonOf(error))
       return Effect.flatMap(Effect.mapError(fs.stat(path), platform), (info) =>
         info.type === "File"
           ? info.size > Attachment.maxBytes
             ? Effect.fail(tooLarge)
             : Effect.mapError(fs.readFile(path), platform)
           : info.type === "Directory"
-          ? Effect.fail(cannotRead(field, path, "not a readable file"))
+          ? Effect.fail(cannotRead(field, named, "not a readable file"))
           : info.type === "FIFO"
           ? Effect.flatMap(openFifo(path, unreadable), (fd) =>
             fromStream(() => new Net.Socket({ fd, readable: true, writable: false })))
@@ -128,7 +134,10 @@ export const regularFile = (
   path: string
 ): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> =>
   Effect.flatMap(FileSystem.FileSystem, (fs) => fs.stat(path)).pipe(
-    Effect.mapError((error) => cannotRead(field, path, reasonOf(error))),
-    Effect.filterOrFail((info) => info.type === "File", () => cannotRead(field, path, "not a regular file")),
+    Effect.mapError((error) => cannotRead(field, JSON.stringify(path), reasonOf(error))),
+    Effect.filterOrFail(
+      (info) => info.type === "File",
+      () => cannotRead(field, JSON.stringify(path), "not a regular file")
+    ),
     Effect.as(path)
   )

@@ -44,6 +44,12 @@ export interface CliProcessOptions {
   readonly onSpawn?: (child: ChildProcess.ChildProcess) => void
   /** written to the child's standard input through a pipe, which is then closed (default: no stdin) */
   readonly stdin?: string | Uint8Array
+  /** standard input is a pipe kept open, never written to, until the child exits */
+  readonly holdStdin?: boolean
+  /** a file (or directory) the child's standard input is opened from, instead of `stdin` */
+  readonly stdinFile?: string
+  /** a file the child's standard output is opened to, such as `/dev/full` (default: a pipe read here) */
+  readonly stdoutFile?: string
   /** safety net only */
   readonly killAfterMs?: number
 }
@@ -71,13 +77,17 @@ export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOp
       Object.entries(merged).filter((entry): entry is [string, string] => entry[1] !== undefined)
     )
     const started = performance.now()
+    const stdinFd = options.stdinFile === undefined ? undefined : Fs.openSync(options.stdinFile, "r")
+    const stdoutFd = options.stdoutFile === undefined ? undefined : Fs.openSync(options.stdoutFile, "w")
+    const stdin = options.stdin === undefined && options.holdStdin !== true ? "ignore" : "pipe"
     const child = ChildProcess.spawn(process.execPath, [cliBin, ...args], {
       env,
-      stdio: [options.stdin === undefined ? "ignore" : "pipe", "pipe", "pipe"]
+      stdio: [stdinFd ?? stdin, stdoutFd ?? "pipe", "pipe"]
     })
+    for (const fd of [stdinFd, stdoutFd]) if (fd !== undefined) Fs.closeSync(fd)
     // The CLI may stop reading early (a message over the limit): the rest of the input has nowhere to go.
     child.stdin?.on("error", () => undefined)
-    child.stdin?.end(options.stdin)
+    if (options.holdStdin !== true) child.stdin?.end(options.stdin)
     let stdout = ""
     let stderr = ""
     let printedAtMs: number | undefined
@@ -89,6 +99,7 @@ export const runCliProcess = (args: ReadonlyArray<string>, options: CliProcessOp
     const killer = setTimeout(() => child.kill("SIGKILL"), options.killAfterMs ?? 30_000)
     child.on("close", (code, signal) => {
       clearTimeout(killer)
+      child.stdin?.destroy()
       allOutput.push(stdout, stderr)
       resume(Effect.succeed({
         code,

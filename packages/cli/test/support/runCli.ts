@@ -1,5 +1,5 @@
 import { NodeContext } from "@effect/platform-node"
-import { A2AClient, type A2AError, A2AProtocol } from "@mainsequence/a2a"
+import { A2AClient, type A2AError, A2AProgress, A2AProtocol } from "@mainsequence/a2a"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -18,6 +18,8 @@ export interface FakeClientOptions {
   readonly answer?: A2AProtocol.Message | A2AProtocol.Task
   readonly failWith?: Extract<A2AError.SendError, A2AError.TaskError>
   readonly configError?: CliConfigError
+  /** the call reports these progress events, then is interrupted (as by a signal) */
+  readonly interruptedAfter?: ReadonlyArray<A2AProgress.A2AProgressEvent>
   /** stdout is a terminal without NO_COLOR: help may be styled */
   readonly color?: boolean
 }
@@ -44,7 +46,9 @@ export const runCli = (args: ReadonlyArray<string>, options: FakeClientOptions =
     const answer = (method: Call["method"], agentSessionUid: string, rest: ReadonlyArray<unknown>) =>
       Effect.suspend(() => {
         calls.push({ method, agentSessionUid, args: rest })
-        return options.failWith === undefined
+        return options.interruptedAfter !== undefined
+          ? Effect.zipRight(Effect.forEach(options.interruptedAfter, A2AProgress.report), Effect.interrupt)
+          : options.failWith === undefined
           ? Effect.succeed(options.answer ?? agentMessage(agentSessionUid))
           : Effect.fail(options.failWith)
       })
