@@ -10,7 +10,7 @@
  * - Every call takes an optional `AbortSignal`; aborting interrupts the call and rejects with the signal's
  *   reason.
  * - `dispose()` closes the connections and the runtime; call it once you are done. A call still in flight
- *   then rejects as interrupted ("the client was disposed").
+ *   then rejects as interrupted ("the client was disposed"), a Task wait at its next poll.
  * - Make one client and keep it for the program's life: the runtime-access cache and the connection pool
  *   live as long as the client, so a client made (or an `Effect.provide(layer)` done) per call starts cold
  *   every time — a new resolve and new connections.

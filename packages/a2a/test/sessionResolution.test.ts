@@ -1,7 +1,9 @@
 import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Cause from "effect/Cause"
+import * as Context from "effect/Context"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -10,6 +12,7 @@ import * as Fiber from "effect/Fiber"
 import * as FiberSet from "effect/FiberSet"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
+import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AProgress from "../src/A2AProgress.js"
@@ -431,7 +434,7 @@ describe("the session's resolution cut by its phase limit during a transient wai
 })
 
 // SPEC §5: a phase limit of the shared resolve that runs out at a waiting call's own deadline ends that call
-// with its total, as its own budget would have: the limit belongs to the call that started the resolution.
+// with its total, as its own budget would have: each waiting call holds the resolve to its own limits.
 describe("the session's resolution cut by its phase limit at another call's deadline", () => {
   it.effect("the call that started it: the read limit; the call whose total ends then: its total", () =>
     Effect.gen(function*() {
@@ -496,41 +499,73 @@ describe("the session's resolution under the phase limits of each waiting call",
       expect(Either.isRight(yield* Fiber.join(patient))).toBe(true)
     }).pipe(Effect.provide(slowResolve)))
 
-  it.effect("the resolve connects within the loosest connect limit of the calls waiting; none if one has none", () => {
-    const limits: Array<number | undefined> = []
-    const recording = Layer.effect(
+  it.effect("a resolve that never connects: each waiting call leaves by its own connect limit, a longer one resolves again", () => {
+    const limits: Record<string, Array<number | undefined>> = {}
+    // The Node layer's behaviour with a server that never accepts: undici's connect timeout, else no end.
+    const neverConnects = Layer.succeed(
       HttpClient.HttpClient,
-      Effect.map(HttpClient.HttpClient, (simulated) =>
-        HttpClient.make((request, _url, _signal, fiber) => {
-          if (request.url.includes("resolve-runtime-access")) {
-            const limit = fiber.getFiberRef(currentConnectPhase).limit
-            limits.push(Option.isSome(limit) ? Duration.toSeconds(limit.value) : undefined)
-          }
-          return simulated.execute(request)
-        }))
+      HttpClient.make((request, url, _signal, fiber) => {
+        const limit = fiber.getFiberRef(currentConnectPhase).limit
+        ;(limits[url.pathname] ??= []).push(Option.isSome(limit) ? Duration.toSeconds(limit.value) : undefined)
+        const timeout = Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" })
+        return Option.isNone(limit) ? Effect.never : Effect.zipRight(
+          Effect.sleep(limit.value),
+          Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: timeout }))
+        )
+      })
     )
     const layer = A2AClient.layer({
       backendUrl: SimulatedPlatform.defaultBaseUrl,
       accessToken: SimulatedPlatform.defaultUserAccessToken
-    }).pipe(
-      Layer.provide(Timeout.layerInstantConnect),
-      Layer.provide(recording),
-      Layer.provideMerge(Layer.merge(layerTest({ sessions: [stuckWaking] }), RuntimeAccessCache.layerMemory)),
-      Layer.orDie
-    )
+    }).pipe(Layer.provide(Layer.merge(neverConnects, RuntimeAccessCache.layerMemory)))
+    const resolveLimits = (uid: string) => limits[`/api/v1/agent-sessions/${uid}/resolve-runtime-access/`]
     return Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
-      const sendFor = (timeout: Timeout.Timeout) =>
-        Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "x", timeout }))
-      yield* sendFor([1, 10])
-      yield* sendFor([3, 10])
-      // the resolves at 0 and 1.5 s, then one at 3 s with a call of a total only waiting too
+      const sendFor = (uid: string, timeout: Timeout.Timeout) =>
+        Effect.fork(Effect.flip(a2a.sendA2AMessage(uid, { message: "x", timeout })))
+      // both from the start: the resolve connects within 3 s; each call then leaves with its own limit
+      const [a1, b1] = [yield* sendFor(uidOf(1), [1, 10]), yield* sendFor(uidOf(1), [3, 10])]
+      // a call of a total only joins a resolve under way within 1 s: it resolves again without a limit
+      const a2 = yield* sendFor(uidOf(2), [1, 10])
+      // a call with a longer limit joins; the one that started the resolve leaves before it fails
+      const a3 = yield* sendFor(uidOf(3), [1, 10])
+      yield* TestClock.adjust("200 millis")
+      const b2 = yield* sendFor(uidOf(2), 5)
+      const b3 = yield* sendFor(uidOf(3), [3, 10])
+      yield* TestClock.adjust("300 millis")
+      yield* Fiber.interrupt(a3)
+      yield* TestClock.adjust("500 millis")
+      const connect = (seconds: number) => ({ _tag: "A2ATimeoutError", limit: "connect", seconds })
+      expect(yield* Fiber.join(a2)).toMatchObject(connect(1))
       yield* TestClock.adjust("2 seconds")
-      yield* sendFor(30)
+      expect([yield* Fiber.join(a1), yield* Fiber.join(b1)]).toMatchObject([connect(1), connect(3)])
       yield* TestClock.adjust("1 second")
-      expect(limits).toEqual([3, 3, undefined])
+      expect(yield* Fiber.join(b3)).toMatchObject(connect(3))
+      yield* TestClock.adjust("1200 millis")
+      expect(yield* Fiber.join(b2)).toMatchObject({ _tag: "A2ATimeoutError", limit: "total", seconds: 5 })
+      expect([resolveLimits(uidOf(1)), resolveLimits(uidOf(2)), resolveLimits(uidOf(3))]).toEqual([
+        [3],
+        [1, undefined],
+        [1, 3]
+      ])
     }).pipe(Effect.provide(layer))
   })
+})
+
+// SPEC §6: the resolutions live in the client's scope; once it is closed, a call that needs one ends at once.
+describe("a client whose scope is closed", () => {
+  it.effect("a call that needs a resolution ends interrupted at once, not at its deadline; so does the next one", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(simulated({ sessions: [slowColdStart] }), scope)
+      yield* Scope.close(scope, Exit.void)
+      const a2a = Context.get(context, A2AClient.A2AClient)
+      for (const messageId of ["m-1", "m-2"]) {
+        const fiber = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "x", messageId, timeout: 60 }))
+        yield* TestClock.adjust("1 second")
+        expect(Option.map(yield* Fiber.poll(fiber), Exit.isInterrupted)).toEqual(Option.some(true))
+      }
+    }))
 })
 
 // SPEC §6: each call's own progress service is its own: one that stalls or fails holds up or fails only its call.

@@ -17,15 +17,27 @@ import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
 import * as Telemetry from "./telemetry.js"
 
 /**
- * Resolves until admitted; a terminal answer fails with `AgentRuntimeUnavailableError`. `recordWait` is told
- * each transient answer and says whether any call still waits: when none does, the wait ends with `None`.
+ * What the session's resolution does around each resolve: `beforeResolve` runs before each one; `recordWait` is
+ * told each transient answer and says whether any call still waits.
+ *
+ * @internal
+ */
+export interface AdmissionHooks {
+  readonly beforeResolve: Effect.Effect<void>
+  readonly recordWait: (wait: SessionWait) => Effect.Effect<boolean>
+}
+
+/**
+ * Resolves until admitted; a terminal answer fails with `AgentRuntimeUnavailableError`. When no call waits
+ * any more after a transient answer, the wait ends with `None`.
  *
  * @internal
  */
 export const awaitAdmission = Effect.fn("a2a.client.resolution", { captureStackTrace: false })(
-  function*(call: CallContext, recordWait: (wait: SessionWait) => Effect.Effect<boolean>) {
+  function*(call: CallContext, { beforeResolve, recordWait }: AdmissionHooks) {
     yield* Effect.annotateCurrentSpan(spanAttributes(call))
     for (let attempt = 1;; attempt++) {
+      yield* beforeResolve
       const decision: RuntimeAccess.Decision = yield* resolveRuntimeAccess(call, attempt)
       switch (decision._tag) {
         case "Admitted": {

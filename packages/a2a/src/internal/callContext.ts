@@ -172,6 +172,15 @@ export const endAt = (call: Call, now: number): void => {
   ;(call as MutableCall).deadlineMillis = now
 }
 
+/**
+ * The connect limit of the call's next exchanges (a session's resolution: the loosest of the calls waiting).
+ *
+ * @internal
+ */
+export const setConnectLimit = (call: Call, connect: Duration.Duration | undefined): void => {
+  ;(call as MutableCall).budget = { ...call.budget, connect }
+}
+
 /** @internal */
 export const setAwaiting = (call: Call, resolution: Call | undefined): void => {
   ;(call as MutableCall).awaiting = resolution

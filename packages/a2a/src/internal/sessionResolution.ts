@@ -19,7 +19,9 @@ import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
+import type { A2ATimeoutError } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
+import type * as RuntimeAccess from "../RuntimeAccess.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
 import {
@@ -33,6 +35,7 @@ import {
   type SessionState,
   type SessionWait,
   setAwaiting,
+  setConnectLimit,
   timeoutErrorAt,
   type Waiter
 } from "./callContext.js"
@@ -67,14 +70,12 @@ export const usableCachedAccess = (ctx: CallContext): Effect.Effect<Option.Optio
 
 /**
  * The resolution's own call state: the ids of the call that started it (for its spans), no deadline and no phase
- * limits of its own (each waiting call holds its exchanges to its own); its connects are limited by the loosest
- * connect limit of the calls waiting when each starts.
+ * limits of its own (each waiting call holds its exchanges to its own, `deadlines.ts`); each resolve connects
+ * within the loosest connect limit of the calls waiting when it starts ({@link loosestConnect}).
  */
-const resolutionCall = (starter: CallContext, waiters: ReadonlySet<Waiter>): CallContext => ({
+const resolutionCall = (starter: CallContext): CallContext => ({
   ...starter,
-  get budget() {
-    return { ...starter.budget, connect: loosestConnect(waiters), read: undefined }
-  },
+  budget: { ...starter.budget, connect: undefined, read: undefined },
   deadlineMillis: Number.POSITIVE_INFINITY,
   step: "resolve-runtime-access",
   sent: false,
@@ -192,10 +193,6 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
         ) {
           return complete(waiter, Exit.fail(notReadyError(call, wait.transient, now)))
         }
-        // The resolution's connect limit is the loosest of its calls': a call that has one is past its own.
-        if (Option.isSome(failure) && failure.value._tag === "A2ATimeoutError" && call.budget.connect !== undefined) {
-          return complete(waiter, Exit.fail(timeoutErrorAt(call, failure.value.limit, now)))
-        }
         return complete(waiter, Exit.failCause(outcome.cause))
       },
       // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
@@ -210,7 +207,7 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
       const cached = yield* usableCachedAccess(call)
       if (Option.isSome(cached)) return cached
     }
-    const admitted = yield* awaitAdmission(call, (wait) => recordWait(session, resolution, wait))
+    const admitted = yield* admit(session, resolution, call)
     // Stryker disable next-line ConditionalExpression: with no waiting call left, whatever follows reaches nobody
     if (Option.isNone(admitted)) return Option.none<Access>()
     const access = yield* RuntimeAccessCache.fromAdmitted(admitted.value)
@@ -218,6 +215,50 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
     yield* call.cache.set(call.key, access)
     return Option.some(access)
+  })
+
+const isConnectTimeout = (error: RuntimeAccessCache.ResolveError): error is A2ATimeoutError =>
+  error._tag === "A2ATimeoutError" && error.limit === "connect"
+
+/**
+ * Resolves until admitted. A resolve that got no connection within the connect limit in force ends each waiting
+ * call whose own limit is no longer with its own timeout; the calls with a longer one, or none, resolve again.
+ */
+const admit = (
+  session: SessionState,
+  resolution: Resolution,
+  call: CallContext
+): Effect.Effect<Option.Option<RuntimeAccess.Admitted>, RuntimeAccessCache.ResolveError> =>
+  Effect.catchIf(
+    awaitAdmission(call, {
+      beforeResolve: Effect.sync(() => setConnectLimit(call, loosestConnect(resolution.waiters))),
+      recordWait: (wait) => recordWait(session, resolution, wait)
+    }),
+    isConnectTimeout,
+    (error) =>
+      Effect.flatMap(leaveAtConnectLimit(session, resolution, error), (waiting) =>
+        waiting ? admit(session, resolution, call) : Effect.fail(error))
+  )
+
+/** The waiting calls whose connect limit `timedOut` ran out leave with their own; whether any call still waits. */
+const leaveAtConnectLimit = (
+  session: SessionState,
+  resolution: Resolution,
+  timedOut: A2ATimeoutError
+): Effect.Effect<boolean> =>
+  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+    const past = Array.from(resolution.waiters).filter(({ call }) =>
+      call.budget.connect !== undefined && Duration.toSeconds(call.budget.connect) <= timedOut.seconds
+    )
+    for (const waiter of past) resolution.waiters.delete(waiter)
+    const waiting = resolution.waiters.size > 0
+    if (!waiting && session.resolution === resolution) session.resolution = undefined
+    return Effect.as(
+      Effect.forEach(past, (waiter) => complete(waiter, Exit.fail(timeoutErrorAt(waiter.call, "connect", now))), {
+        discard: true
+      }),
+      waiting
+    )
   })
 
 /** The resolution; every call still waiting gets its outcome. */
@@ -273,9 +314,8 @@ const join = (ctx: CallContext, waiter: Waiter, now: number) =>
 
 /** A new resolution started by `starter`, and its call state. */
 const start = (starter: CallContext): { readonly resolution: Resolution; readonly starting: CallContext } => {
-  const waiters = new Set<Waiter>()
-  const call = resolutionCall(starter, waiters)
-  return { resolution: { call, waiters, wait: undefined, fiber: undefined }, starting: call }
+  const call = resolutionCall(starter)
+  return { resolution: { call, waiters: new Set(), wait: undefined, fiber: undefined }, starting: call }
 }
 
 /**
@@ -299,18 +339,28 @@ export const awaitResolution = (
     const now = yield* Clock.currentTimeMillis
     return yield* Effect.acquireUseRelease(
       Effect.tap(join(ctx, waiter, now), ({ resolution, starting }) =>
-        starting === undefined ? Effect.void : Effect.map(
+        starting === undefined ? Effect.void : Effect.flatMap(
           // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
           FiberSet.run(ctx.resolutions, Effect.interruptible(resolve(starting, resolution, fresh))),
           (fiber) => {
             resolution.fiber = fiber
+            // A fiber over already: the client's scope is closed and the resolution never ran.
+            return Effect.flatMap(
+              Fiber.poll(fiber),
+              Option.match({
+                onNone: () =>
+                  Effect.void,
+                onSome: (exit) => settle(ctx.session, resolution, exit)
+              })
+            )
           }
         )),
       () =>
         Option.isSome(service) && Option.isSome(progress)
           ? Effect.raceFirst(Deferred.await(outcome), reportAll(service.value, progress.value))
           : Deferred.await(outcome),
-      ({ resolution }) => leave(ctx.session, resolution, waiter)
+      ({ resolution }) =>
+        leave(ctx.session, resolution, waiter)
     )
   })
 
