@@ -460,6 +460,43 @@ describe("the session's resolution cut by its phase limit at another call's dead
     }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 600_000 } })] }))))
 })
 
+/**
+ * The client over an HTTP layer that behaves as the Node layer with a backend that stops accepting connections
+ * after `answered` resolves (which the simulated platform answers): undici's connect timeout at the request's
+ * connect limit, else no end. `limits` records each resolve's connect limit by path.
+ */
+const neverConnecting = (answered: number, sessions: ReadonlyArray<ReturnType<typeof session>> = []) => {
+  const limits: Record<string, Array<number | undefined>> = {}
+  let resolvesSeen = 0
+  const http = Layer.effect(
+    HttpClient.HttpClient,
+    Effect.map(HttpClient.HttpClient, (simulated) =>
+      HttpClient.make((request, url, _signal, fiber) => {
+        const phase = fiber.getFiberRef(currentConnectPhase)
+        ;(limits[url.pathname] ??= []).push(
+          Option.isSome(phase.limit) ? Duration.toSeconds(phase.limit.value) : undefined
+        )
+        if (resolvesSeen++ < answered) {
+          return Effect.zipRight(Effect.sync(() => phase.onConnected()), simulated.execute(request))
+        }
+        const timeout = Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" })
+        return Option.isNone(phase.limit) ? Effect.never : Effect.zipRight(
+          Effect.sleep(phase.limit.value),
+          Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: timeout }))
+        )
+      }))
+  )
+  const layer = A2AClient.layer({
+    backendUrl: SimulatedPlatform.defaultBaseUrl,
+    accessToken: SimulatedPlatform.defaultUserAccessToken
+  }).pipe(
+    Layer.provide(http),
+    Layer.provideMerge(Layer.merge(layerTest({ sessions }), RuntimeAccessCache.layerMemory)),
+    Layer.orDie
+  )
+  return { layer, limits }
+}
+
 // SPEC §5/§6: the resolution belongs to the client: a call's phase limits bound that call only, whichever call
 // started the resolution; each waiting call holds the shared resolve to its own limits.
 describe("the session's resolution under the phase limits of each waiting call", () => {
@@ -500,31 +537,14 @@ describe("the session's resolution under the phase limits of each waiting call",
     }).pipe(Effect.provide(slowResolve)))
 
   it.effect("a resolve that never connects: each waiting call leaves by its own connect limit, a longer one resolves again", () => {
-    const limits: Record<string, Array<number | undefined>> = {}
-    // The Node layer's behaviour with a server that never accepts: undici's connect timeout, else no end.
-    const neverConnects = Layer.succeed(
-      HttpClient.HttpClient,
-      HttpClient.make((request, url, _signal, fiber) => {
-        const limit = fiber.getFiberRef(currentConnectPhase).limit
-        ;(limits[url.pathname] ??= []).push(Option.isSome(limit) ? Duration.toSeconds(limit.value) : undefined)
-        const timeout = Object.assign(new Error("Connect Timeout Error"), { code: "UND_ERR_CONNECT_TIMEOUT" })
-        return Option.isNone(limit) ? Effect.never : Effect.zipRight(
-          Effect.sleep(limit.value),
-          Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: timeout }))
-        )
-      })
-    )
-    const layer = A2AClient.layer({
-      backendUrl: SimulatedPlatform.defaultBaseUrl,
-      accessToken: SimulatedPlatform.defaultUserAccessToken
-    }).pipe(Layer.provide(Layer.merge(neverConnects, RuntimeAccessCache.layerMemory)))
+    const { layer, limits } = neverConnecting(0)
     const resolveLimits = (uid: string) => limits[`/api/v1/agent-sessions/${uid}/resolve-runtime-access/`]
     return Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
       const sendFor = (uid: string, timeout: Timeout.Timeout) =>
         Effect.fork(Effect.flip(a2a.sendA2AMessage(uid, { message: "x", timeout })))
       // both from the start: the resolve connects within 3 s; each call then leaves with its own limit
-      const [a1, b1] = [yield* sendFor(uidOf(1), [1, 10]), yield* sendFor(uidOf(1), [3, 10])]
+      const [b1, a1] = [yield* sendFor(uidOf(1), [3, 10]), yield* sendFor(uidOf(1), [1, 10])]
       // a call of a total only joins a resolve under way within 1 s: it resolves again without a limit
       const a2 = yield* sendFor(uidOf(2), [1, 10])
       // a call with a longer limit joins; the one that started the resolve leaves before it fails
@@ -547,6 +567,25 @@ describe("the session's resolution under the phase limits of each waiting call",
         [3],
         [1, undefined],
         [1, 3]
+      ])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a re-resolve during a cold start that gets no connection: each call's own AgentRuntimeNotReadyError", () => {
+    const { layer } = neverConnecting(1, [
+      session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 500 } })
+    ])
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const sendFor = (messageId: string, timeout: Timeout.Timeout) =>
+        Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "x", messageId, timeout })))
+      const one = yield* sendFor("m-1", [1, 10])
+      const three = yield* sendFor("m-3", [3, 10])
+      // the first resolve answers waking (retry in 0.5 s); the next connects within 3 s, or never
+      yield* TestClock.adjust("3500 millis")
+      expect([{ ...(yield* Fiber.join(one)) }, { ...(yield* Fiber.join(three)) }]).toMatchObject([
+        { _tag: "AgentRuntimeNotReadyError", messageId: "m-1", state: "waking", remainingMs: 11_000 - 3500 },
+        { _tag: "AgentRuntimeNotReadyError", messageId: "m-3", state: "waking", remainingMs: 13_000 - 3500 }
       ])
     }).pipe(Effect.provide(layer))
   })

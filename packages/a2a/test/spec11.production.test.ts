@@ -583,7 +583,7 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
       expect(change.seconds).toBeCloseTo(30, 6)
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { workMs: 60_000 } })] }))))
 
-  it.effect("a resolve its last waiting call's deadline ends, total or phase limit, has error.type A2ATimeoutError", () =>
+  it.effect("a resolve its last waiting call's deadline ends has error.type A2ATimeoutError; one it interrupts, interrupted", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const ended = { "http.request.method": "POST", "a2a.client.peer": "backend", ...serverAttributes }
@@ -591,11 +591,15 @@ describe("rules: metrics (OpenTelemetry names, bounded attributes)", () => {
         runFor(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId, timeout }), "5 minutes")
       const count = (errorType: string) =>
         Effect.map(histogramOf(Telemetry.httpRequestDuration, { ...ended, "error.type": errorType }), (h) => h.count)
+      const interrupted = Effect.flatMap(
+        Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-3", timeout: 20 })),
+        (fiber) => Effect.zipRight(TestClock.adjust("1 second"), Fiber.interrupt(fiber))
+      )
       const change = yield* changeOver(
         { ended: count("A2ATimeoutError"), interrupted: count("interrupted") },
-        Effect.zipRight(timedOut("m-1", 20), timedOut("m-2", [5, 10]))
+        Effect.all([timedOut("m-1", 20), timedOut("m-2", [5, 10]), interrupted])
       )
-      expect(change).toEqual({ ended: 2, interrupted: 0 })
+      expect(change).toEqual({ ended: 2, interrupted: 1 })
     }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: "forever" } })] }))))
 
   it.effect("a request its caller interrupts before any deadline has error.type interrupted", () =>

