@@ -135,6 +135,42 @@ describe("rules: the spans of a send (OpenTelemetry A2A and HTTP conventions)", 
       }))
     ))
 
+  it.effect("a call that joins another's resolution waits in a2a.client.join_resolution, linked to the starter's span", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const { spans, tracer } = yield* recordSpans
+      const send = (messageId: string) =>
+        a2a.sendA2AMessage(sessionUid, { message: "hi", messageId }).pipe(Effect.withTracer(tracer))
+      const starter = yield* Effect.fork(send("m-1"))
+      yield* TestClock.adjust(0)
+      const joiner = yield* Effect.fork(send("m-2"))
+      yield* TestClock.adjust("1 minute")
+      yield* Fiber.join(starter)
+      yield* Fiber.join(joiner)
+      const rootOf = (messageId: string) =>
+        named(spans, "SendMessage").find((span) => span.attributes.get("a2a.message.id") === messageId)
+      const [starterRoot, joinerRoot] = [rootOf("m-1"), rootOf("m-2")]
+      expect(starterRoot?.traceId).not.toBe(joinerRoot?.traceId)
+      const [resolution, ...resolutionsMore] = named(spans, "a2a.client.resolution")
+      expect(resolutionsMore).toEqual([])
+      expect(parentOf(resolution)).toEqual(Option.fromNullable(starterRoot?.spanId))
+      const [joined, ...joinedMore] = named(spans, "a2a.client.join_resolution")
+      expect(joinedMore).toEqual([])
+      expect(joined?.kind).toBe("internal")
+      expect(attributesOf(joined)).toStrictEqual({ "gen_ai.conversation.id": sessionUid, "a2a.message.id": "m-2" })
+      expect(parentOf(joined)).toEqual(Option.fromNullable(joinerRoot?.spanId))
+      expect(joined?.links.map((link) => [link.span.spanId, link.span.traceId])).toEqual([
+        [starterRoot?.spanId, starterRoot?.traceId]
+      ])
+      expect(joined?.status._tag).toBe("Ended")
+    }).pipe(
+      Effect.provide(simulated({
+        sessions: [session({
+          access: { _tag: "ColdStart", phases: [{ state: "starting", retryAfterMs: 1500, durationMs: 1000 }] }
+        })]
+      }))
+    ))
+
   it.effect("a refreshed send: a2a.client.refresh_credentials, then the resend; the rejected POST has error.type 401", () =>
     Effect.gen(function*() {
       const a2a = yield* client

@@ -12,6 +12,7 @@ import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
 import type * as Redacted from "effect/Redacted"
+import type * as Tracer from "effect/Tracer"
 import { type A2AError, type A2AStep, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as A2AProgress from "../A2AProgress.js"
 import type * as A2AProtocol from "../A2AProtocol.js"
@@ -45,13 +46,14 @@ export interface Waiter {
 }
 
 /**
- * The session's one resolution under way: its own call state, the calls waiting for it and the last transient
- * answer.
+ * The session's one resolution under way: its own call state, the span it runs under (the starting call's), the
+ * calls waiting for it and the last transient answer.
  *
  * @internal
  */
 export interface Resolution {
   readonly call: Call
+  readonly parentSpan: Option.Option<Tracer.AnySpan>
   readonly waiters: Set<Waiter>
   wait: SessionWait | undefined
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined

@@ -18,6 +18,7 @@ import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Redacted from "effect/Redacted"
+import type * as Tracer from "effect/Tracer"
 import type { A2ATimeoutError } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
 import type * as RuntimeAccess from "../RuntimeAccess.js"
@@ -35,6 +36,7 @@ import {
   type SessionWait,
   setAwaiting,
   setConnectLimit,
+  spanAttributes,
   timeoutErrorAt,
   type Waiter
 } from "./callContext.js"
@@ -274,10 +276,11 @@ const leave = (session: SessionState, resolution: Resolution, waiter: Waiter): E
   })
 
 /**
- * Joins the session's resolution under way, or starts one (`starting`, its call state); or fails at once when a
- * wait already recorded sends the call away. Synchronous, so no other call of the session runs in between.
+ * Joins the session's resolution under way, or starts one (`starting`, its call state) under `parentSpan`; or
+ * fails at once when a wait already recorded sends the call away. Synchronous, so no other call of the session
+ * runs in between.
  */
-const join = (ctx: CallContext, waiter: Waiter, now: number) =>
+const join = (ctx: CallContext, waiter: Waiter, now: number, parentSpan: Option.Option<Tracer.AnySpan>) =>
   Effect.suspend(() => {
     const session = ctx.session
     const running = session.resolution
@@ -288,7 +291,9 @@ const join = (ctx: CallContext, waiter: Waiter, now: number) =>
         Effect.fail(notReadyError(ctx, known.transient, now))
       )
     }
-    const { resolution, starting } = running === undefined ? start(ctx) : { resolution: running, starting: undefined }
+    const { resolution, starting } = running === undefined
+      ? start(ctx, parentSpan)
+      : { resolution: running, starting: undefined }
     resolution.waiters.add(waiter)
     setAwaiting(ctx, resolution.call)
     session.resolution = resolution
@@ -298,11 +303,24 @@ const join = (ctx: CallContext, waiter: Waiter, now: number) =>
     return Effect.as(joined, { resolution, starting })
   })
 
-/** A new resolution started by `starter`, and its call state. */
-const start = (starter: CallContext): { readonly resolution: Resolution; readonly starting: CallContext } => {
+/** A new resolution started by `starter` under `parentSpan`, and its call state. */
+const start = (
+  starter: CallContext,
+  parentSpan: Option.Option<Tracer.AnySpan>
+): { readonly resolution: Resolution; readonly starting: CallContext } => {
   const call = resolutionCall(starter)
-  return { resolution: { call, waiters: new Set(), wait: undefined, fiber: undefined }, starting: call }
+  return { resolution: { call, parentSpan, waiters: new Set(), wait: undefined, fiber: undefined }, starting: call }
 }
+
+/** A call that joined a resolution another call started waits in a span linked to the one it runs under. */
+const joinedSpan = (ctx: CallContext, resolution: Resolution) =>
+  Effect.withSpan("a2a.client.join_resolution", {
+    captureStackTrace: false,
+    attributes: spanAttributes(ctx),
+    links: Option.toArray(
+      Option.map(resolution.parentSpan, (span): Tracer.SpanLink => ({ _tag: "SpanLink", span, attributes: {} }))
+    )
+  })
 
 /**
  * Access from the session's one resolution: joins the one under way or starts one in the client's
@@ -322,8 +340,9 @@ export const awaitResolution = (
     const outcome = yield* Deferred.make<Access, RuntimeAccessCache.ResolveError>()
     const waiter: Waiter = { call: ctx, progress: Option.map(reporting, ({ queue }) => queue), outcome }
     const now = yield* Clock.currentTimeMillis
+    const parentSpan = yield* Effect.option(Effect.currentParentSpan)
     return yield* Effect.acquireUseRelease(
-      Effect.tap(join(ctx, waiter, now), ({ resolution, starting }) =>
+      Effect.tap(join(ctx, waiter, now, parentSpan), ({ resolution, starting }) =>
         starting === undefined ? Effect.void : Effect.flatMap(
           // Started inside the acquisition's uninterruptible region: the resolution itself stays interruptible.
           FiberSet.run(ctx.resolutions, Effect.interruptible(resolve(starting, resolution, fresh))),
@@ -340,12 +359,14 @@ export const awaitResolution = (
             )
           }
         )),
-      () =>
-        Option.match(reporting, {
+      ({ resolution, starting }) => {
+        const awaited = Option.match(reporting, {
           onNone: () =>
             Deferred.await(outcome),
           onSome: ({ queue, service }) => Effect.raceFirst(Deferred.await(outcome), reportAll(service, queue))
-        }),
+        })
+        return starting === undefined ? joinedSpan(ctx, resolution)(awaited) : awaited
+      },
       ({ resolution }) => leave(ctx.session, resolution, waiter)
     )
   })
