@@ -6,6 +6,17 @@
 import { statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
+// A signal while the CLI loads, before src/bin.ts has its own handlers, is held and then handed to them: the run
+// still ends with the signal's exit code and, with --output json, its document. A second signal ends it at once.
+let held
+const hold = (signal) => {
+  held = signal
+  process.removeListener("SIGINT", hold)
+  process.removeListener("SIGTERM", hold)
+}
+process.on("SIGINT", hold)
+process.on("SIGTERM", hold)
+
 const bundle = new URL("../dist/mainsequence.cjs", import.meta.url)
 const mtime = (url) => statSync(url, { throwIfNoEntry: false })?.mtimeMs
 const bundled = mtime(bundle)
@@ -17,3 +28,6 @@ if (fresh) {
 } else {
   await import("../dist/bin.js")
 }
+process.removeListener("SIGINT", hold)
+process.removeListener("SIGTERM", hold)
+if (held !== undefined) process.emit(held, held)

@@ -403,7 +403,8 @@ const interrupted = (record: RunRecord.Service, options: ReportOptions) =>
 
 /**
  * Runs a program to its exit code, reporting its failure (and, with `--output json`, its interruption) with
- * what the run recorded (see `RunRecord`).
+ * what the run recorded (see `RunRecord`). The program is interruptible, the rest is not: run inside an
+ * uninterruptible region, an interruption that comes before the program starts stops it there.
  *
  * @since 0.1.0
  * @category running
@@ -412,10 +413,14 @@ export const toExitCode = <A, E, R>(
   program: Effect.Effect<A, E, R>,
   options: ReportOptions = {}
 ): Effect.Effect<number, never, Exclude<R, RunRecord.RunRecord> | Output> =>
-  Effect.flatMap(RunRecord.make, (record) =>
-    program.pipe(
-      Effect.onInterrupt(() => interrupted(record, options)),
-      Effect.provideService(RunRecord.RunRecord, record),
-      Effect.exit,
-      Effect.flatMap((exit) => Effect.flatMap(record.facts, (facts) => report(exit, options, facts)))
-    ))
+  // Only the program can be interrupted, whatever the caller's region: an interruption asked for before it
+  // starts stops it as it starts, and is reported.
+  Effect.uninterruptible(
+    Effect.flatMap(RunRecord.make, (record) =>
+      Effect.interruptible(program).pipe(
+        Effect.onInterrupt(() => interrupted(record, options)),
+        Effect.provideService(RunRecord.RunRecord, record),
+        Effect.exit,
+        Effect.flatMap((exit) => Effect.flatMap(record.facts, (facts) => report(exit, options, facts)))
+      ))
+  )

@@ -27,7 +27,9 @@ let stoppedBy: NodeJS.Signals | undefined
 const main = Cli.main(process.argv, { interruptedExitCode: () => exitCodeOfSignal(stoppedBy) }).pipe(
   // stderr carries only progress and the one-line errors, never log output.
   Logger.withMinimumLogLevel(LogLevel.None),
-  Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerProcess, LiveEnvironment.layer))
+  Effect.provide(Layer.mergeAll(NodeContext.layer, Output.layerProcess, LiveEnvironment.layer)),
+  // Only the command is interruptible (Failure.toExitCode): a signal while the layers are built stops it, reported.
+  Effect.uninterruptible
 )
 
 // NodeRuntime.runMain interrupts the program on SIGINT and SIGTERM alike; which one came decides the exit code.

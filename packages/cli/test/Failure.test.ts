@@ -3,6 +3,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import { describe, expect, it } from "@effect/vitest"
 import { A2AError } from "@mainsequence/a2a"
 import * as ConfigError from "effect/ConfigError"
+import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
@@ -256,6 +257,28 @@ describe("Failure", () => {
         exitCode: 143,
         agentSessionUid: "s-1",
         messageId: "msg-3",
+        retrySafe: true
+      })
+    }))
+
+  it.effect("an interruption before the program starts, in an uninterruptible region: it never runs, reported", () =>
+    Effect.gen(function*() {
+      const gate = yield* Deferred.make<boolean>()
+      let ran = false
+      let result: { code: number; stderr: string; stdout: string } | undefined
+      const run = captureWith(toExitCode(Effect.sync(() => void (ran = true)), json)).pipe(
+        Effect.tap((captured) => void (result = captured))
+      )
+      const fiber = yield* Effect.fork(Effect.uninterruptible(Effect.zipRight(Deferred.await(gate), run)))
+      yield* Effect.yieldNow()
+      yield* Fiber.interruptFork(fiber)
+      yield* Effect.yieldNow()
+      yield* Deferred.succeed(gate, true)
+      yield* Fiber.await(fiber)
+      expect([ran, result?.code, result?.stderr]).toEqual([false, 130, "Interrupted: the call was stopped\n"])
+      expect(errorDocumentOf(result?.stdout ?? "")).toMatchObject({
+        type: "Interrupted",
+        exitCode: 130,
         retrySafe: true
       })
     }))

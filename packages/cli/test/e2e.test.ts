@@ -806,6 +806,44 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     60_000
   )
 
+  it.scopedLive(
+    "SIGINT or SIGTERM while the CLI loads: the interruption document, exit 130 / 143, nothing sent",
+    () =>
+      Effect.gen(function*() {
+        const { env, platform } = yield* servePlatform()
+        const fixture = new URL("support/signalWhileLoading.mjs", import.meta.url).href
+        for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+          // At the bundle's stat, the CLI's own handlers are not there yet; at its read, the start waits no more.
+          for (const at of ["stat", "read"]) {
+            const dir = configDir()
+            const mark = Path.join(dir, "signalled")
+            const run = yield* runCliProcess(send(demoSessionUids.ready, "--message", "hi", "--output", "json"), {
+              configDir: dir,
+              env: {
+                ...env,
+                NODE_OPTIONS: `--import=${fixture}`,
+                SIGNAL_WHILE_LOADING: signal,
+                SIGNAL_WHILE_LOADING_AT: at,
+                SIGNAL_WHILE_LOADING_MARK: mark
+              },
+              killAfterMs: 10_000
+            })
+            const what = `${signal} at ${at}`
+            expect(Fs.readFileSync(mark, "utf8")).toBe(`${what}\n`)
+            expect([what, run.code, run.signal, linesOf(run.stderr)]).toEqual([
+              what,
+              code,
+              null,
+              ["Interrupted: the call was stopped"]
+            ])
+            expect(errorDocumentOf(run.stdout), what).toMatchObject({ type: "Interrupted", exitCode: code })
+          }
+        }
+        expect((yield* platform.requestLog).filter((entry) => entry.route === "message-send")).toEqual([])
+      }),
+    60_000
+  )
+
   it.scopedLive("a reader that closes stdout early (… | head) gets no stack trace", () =>
     Effect.gen(function*() {
       const { env } = yield* servePlatform()
