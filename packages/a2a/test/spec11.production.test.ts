@@ -159,9 +159,7 @@ describe("rules: the spans of a send (OpenTelemetry A2A and HTTP conventions)", 
       expect(joined?.kind).toBe("internal")
       expect(attributesOf(joined)).toStrictEqual({ "gen_ai.conversation.id": sessionUid, "a2a.message.id": "m-2" })
       expect(parentOf(joined)).toEqual(Option.fromNullable(joinerRoot?.spanId))
-      expect(joined?.links.map((link) => [link.span.spanId, link.span.traceId])).toEqual([
-        [starterRoot?.spanId, starterRoot?.traceId]
-      ])
+      expect(joined?.links).toStrictEqual([{ _tag: "SpanLink", span: starterRoot, attributes: {} }])
       expect(joined?.status._tag).toBe("Ended")
     }).pipe(
       Effect.provide(simulated({

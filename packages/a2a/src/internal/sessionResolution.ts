@@ -315,7 +315,6 @@ const start = (
 /** A call that joined a resolution another call started waits in a span linked to the one it runs under. */
 const joinedSpan = (ctx: CallContext, resolution: Resolution) =>
   Effect.withSpan("a2a.client.join_resolution", {
-    captureStackTrace: false,
     attributes: spanAttributes(ctx),
     links: Option.toArray(
       Option.map(resolution.parentSpan, (span): Tracer.SpanLink => ({ _tag: "SpanLink", span, attributes: {} }))
