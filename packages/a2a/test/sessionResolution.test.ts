@@ -15,6 +15,7 @@ import * as Option from "effect/Option"
 import * as Scope from "effect/Scope"
 import * as TestClock from "effect/TestClock"
 import * as A2AClient from "../src/A2AClient.js"
+import type * as A2AError from "../src/A2AError.js"
 import * as A2AProgress from "../src/A2AProgress.js"
 import type { ClientEnv } from "../src/internal/clientEnv.js"
 import { makeClientEnv } from "../src/internal/clientEnv.js"
@@ -669,6 +670,56 @@ describe("a rejected token the backend hands out again", () => {
       ])
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000])
     }).pipe(Effect.provide(simulated({ sessions: [session({ backend: { resolveDelay: 100 } })] }))))
+})
+
+// SPEC §10: an error of the shared resolution reaches each waiting call as its own: its ids and whether its own
+// message may have been sent.
+describe("an error of the shared resolution", () => {
+  it.effect("a resolve the connection drops: each waiting call's own messageMayHaveBeenSent", () => {
+    let resolves = 0
+    const dropped = Layer.effect(
+      HttpClient.HttpClient,
+      Effect.map(HttpClient.HttpClient, (simulated) =>
+        HttpClient.make((request, url) => {
+          if (!url.pathname.endsWith("/resolve-runtime-access/") || resolves++ === 0) return simulated.execute(request)
+          const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" })
+          return Effect.zipRight(
+            Effect.sleep("100 millis"),
+            Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: reset }))
+          )
+        }))
+    )
+    const layer = A2AClient.layer({
+      backendUrl: SimulatedPlatform.defaultBaseUrl,
+      accessToken: SimulatedPlatform.defaultUserAccessToken
+    }).pipe(
+      Layer.provide(dropped),
+      Layer.provideMerge(Layer.merge(layerTest({ sessions: [session()] }), RuntimeAccessCache.layerMemory)),
+      Layer.orDie
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      expect((yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "w", messageId: "m-w" }), "1 second")).error)
+        .toBeUndefined()
+      yield* p.updateSession(sessionUid, (s) => ({ ...s, token: { ...s.token, rejectAll: 401 } }))
+      // m-a: sent and rejected, then its fresh resolve; m-b finds no usable access and joins it
+      const a = yield* Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "a", messageId: "m-a" })))
+      yield* TestClock.adjust("50 millis")
+      const b = yield* Effect.fork(Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "b", messageId: "m-b" })))
+      yield* TestClock.adjust("1 second")
+      const fieldsOf = (error: A2AError.A2AError) => ({
+        _tag: error._tag,
+        messageId: Reflect.get(error, "messageId"),
+        step: Reflect.get(error, "step"),
+        messageMayHaveBeenSent: Reflect.get(error, "messageMayHaveBeenSent")
+      })
+      const shared = { _tag: "A2ATransportError", step: "resolve-runtime-access" }
+      expect(fieldsOf(yield* Fiber.join(a))).toEqual({ ...shared, messageId: "m-a", messageMayHaveBeenSent: true })
+      expect(fieldsOf(yield* Fiber.join(b))).toEqual({ ...shared, messageId: "m-b", messageMayHaveBeenSent: false })
+      expect((yield* runtimeSends).map((s) => [s.messageId, s.status])).toEqual([["m-w", 200], ["m-a", 401]])
+    }).pipe(Effect.provide(layer))
+  })
 })
 
 // A store across the network: it reads its entries when asked and answers 10 ms later; a read cut short takes
