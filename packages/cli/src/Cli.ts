@@ -122,12 +122,12 @@ const optionsTakingValues: ReadonlySet<string> = new Set(
   helpLeaves.flatMap((leaf) => GroupHelp.optionsTakingValues(leaf.usage))
 )
 
-// `--help` is answered here, for groups and commands alike (see GroupHelp.ts); on the log stream, like
-// @effect/cli's own help, and without escape codes unless stdout is a terminal and NO_COLOR is not set.
+// `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
+// fails is reported like any other, without escape codes unless stdout is a terminal and NO_COLOR is not set.
 const printHelp = (doc: HelpDoc.HelpDoc) =>
   Effect.flatMap(Output, (output) => {
     const text = HelpDoc.toAnsiText(doc)
-    return Console.log(output.stdoutColor === true ? text : stripVTControlCharacters(text))
+    return output.stdout(`${output.stdoutColor === true ? text : stripVTControlCharacters(text)}\n`)
   })
 
 const runOrHelp = (argv: ReadonlyArray<string>) => {

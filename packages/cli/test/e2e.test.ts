@@ -861,7 +861,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     }), 60_000)
 
   it.scopedLive.skipIf(!Fs.existsSync("/dev/full"))(
-    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text",
+    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text, and for --help",
     () =>
       Effect.gen(function*() {
         const { env } = yield* servePlatform()
@@ -872,6 +872,14 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
             stdoutFile: "/dev/full"
           })
           expect([run.code, linesOf(run.stderr)]).toEqual([
+            1,
+            ["Cannot write to standard output: ENOSPC: no space left on device, write"]
+          ])
+        }
+        for (const args of [["--help"], ["agent", "--help"], [...send(demoSessionUids.ready), "--help"]]) {
+          const run = yield* runCliProcess(args, { configDir: configDir(), env, stdoutFile: "/dev/full" })
+          expect([args, run.code, linesOf(run.stderr)]).toEqual([
+            args,
             1,
             ["Cannot write to standard output: ENOSPC: no space left on device, write"]
           ])
