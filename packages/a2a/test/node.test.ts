@@ -137,6 +137,26 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       expect(error).toMatchObject({ _tag: "A2ATransportError", messageMayHaveBeenSent: false })
       expect(error.message).not.toContain(Redacted.value(demoUserAccessToken))
       expect(error.message).toContain("resolve-runtime-access")
+      expect(error.message).toContain("(Transport ECONNREFUSED at 127.0.0.1:9)")
+    }))
+
+  it.scopedLive("through a proxy that refuses connections, the error names the proxy's address, not its password", () =>
+    Effect.gen(function*() {
+      // a port nothing listens on any more: its server closed with its scope
+      const port = new URL((yield* Effect.scoped(serve((_req, res) => res.end()))).url).port
+      const a2a = yield* clientOf(Node.layer({
+        backendUrl: "http://backend.invalid:8080",
+        accessToken: demoUserAccessToken,
+        proxy: `http://user:proxy-password@127.0.0.1:${port}`
+      }))
+      const error = yield* Effect.flip(a2a.sendA2AMessage(demoSessionUids.ready, { message: "x", timeout: [1, 1] }))
+      expect(error).toMatchObject({
+        _tag: "A2ATransportError",
+        url: `http://backend.invalid:8080/api/v1/agent-sessions/${demoSessionUids.ready}/resolve-runtime-access/`,
+        cause: `Transport ECONNREFUSED at 127.0.0.1:${port}`,
+        messageMayHaveBeenSent: false
+      })
+      expect(error.message).not.toContain("proxy-password")
     }))
 
   it.scopedLive("a redirect is never followed: no request, and so no token, reaches the place it points to", () =>

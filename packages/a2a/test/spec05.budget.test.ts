@@ -480,6 +480,29 @@ describe("rules: which transport failures prove the request never left (SPEC §5
       )
     }))
 
+  it.effect("the cause names where the connection failed: through a proxy, the proxy's address, not the URL's", () =>
+    Effect.gen(function*() {
+      const at = (code: string, fields: object) => Object.assign(coded(code), fields)
+      const causeOf = (cause: unknown) => Effect.map(failingWith(transportFailure(cause)), (error) => error.cause)
+      expect(yield* causeOf(at("ECONNREFUSED", { address: "127.0.0.1", port: 3128 })))
+        .toBe("Transport ECONNREFUSED at 127.0.0.1:3128")
+      expect(yield* causeOf(at("ENOTFOUND", { hostname: "proxy.corp.test" })))
+        .toBe("Transport ENOTFOUND at proxy.corp.test")
+      expect(yield* causeOf(at("EHOSTUNREACH", { address: "10.0.0.1" }))).toBe("Transport EHOSTUNREACH at 10.0.0.1")
+      // each address once, IPv6 in brackets
+      const attempts = [
+        at("ECONNREFUSED", { address: "::1", port: 9 }),
+        at("ECONNREFUSED", { address: "127.0.0.1", port: 9 }),
+        at("ECONNREFUSED", { address: "127.0.0.1", port: 9 })
+      ]
+      expect(yield* causeOf(Object.assign(new AggregateError(attempts), { code: "ECONNREFUSED" })))
+        .toBe("Transport ECONNREFUSED at [::1]:9, 127.0.0.1:9")
+      // a port that is no number, a hostname beside an address: the address alone
+      expect(yield* causeOf(at("ECONNRESET", { address: "127.0.0.1", port: "9", hostname: "h.test" })))
+        .toBe("Transport ECONNRESET at 127.0.0.1")
+      expect(yield* causeOf(at("ECONNRESET", { address: 7, hostname: 8 }))).toBe("Transport ECONNRESET")
+    }))
+
   it.effect("an AggregateError where one address refused and another reset: it may have left", () =>
     Effect.gen(function*() {
       expect(

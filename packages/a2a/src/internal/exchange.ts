@@ -15,6 +15,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as FiberRef from "effect/FiberRef"
+import { identity } from "effect/Function"
 import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Stream from "effect/Stream"
@@ -96,11 +97,30 @@ const connectFailureCodes: ReadonlySet<string> = new Set([
  */
 export const neverLeft = (error: HttpClientError.HttpClientError): boolean => {
   if (error._tag !== "RequestError" || error.reason !== "Transport") return false
-  const attempts: ReadonlyArray<unknown> =
-    Predicate.hasProperty(error.cause, "errors") && Array.isArray(error.cause.errors) && error.cause.errors.length > 0
-      ? error.cause.errors
-      : [error.cause]
-  return attempts.every((attempt) => connectFailureCodes.has(errorCode(attempt) ?? ""))
+  return attemptsOf(error.cause).every((attempt) => connectFailureCodes.has(errorCode(attempt) ?? ""))
+}
+
+/** The connection attempts a failure stands for: an `AggregateError`'s own, else the failure itself. */
+const attemptsOf = (cause: unknown): ReadonlyArray<unknown> =>
+  Predicate.hasProperty(cause, "errors") && Array.isArray(cause.errors) && cause.errors.length > 0
+    ? cause.errors
+    : [cause]
+
+/**
+ * Where the connection failed (`at 127.0.0.1:3128`, or an unknown host's name): through a proxy that is the
+ * proxy's address, not the URL's (whether a request goes through the proxy is undici's to decide, `NO_PROXY`).
+ */
+const failedAt = (cause: unknown): string | undefined => {
+  const places = attemptsOf(cause).flatMap((attempt) => {
+    if (Predicate.hasProperty(attempt, "address") && Predicate.isString(attempt.address)) {
+      const host = attempt.address.includes(":") ? `[${attempt.address}]` : attempt.address
+      return [
+        Predicate.hasProperty(attempt, "port") && Predicate.isNumber(attempt.port) ? `${host}:${attempt.port}` : host
+      ]
+    }
+    return Predicate.hasProperty(attempt, "hostname") && Predicate.isString(attempt.hostname) ? [attempt.hostname] : []
+  })
+  return places.length === 0 ? undefined : `at ${Array.from(new Set(places)).join(", ")}`
 }
 
 /**
@@ -118,7 +138,8 @@ const transportError = (
   step: A2AStep,
   request: { readonly method: string; readonly url: string },
   error: HttpClientError.HttpClientError,
-  sentBefore: boolean
+  sentBefore: boolean,
+  scrub: (text: string) => string
 ): Effect.Effect<never, ExchangeError> =>
   Effect.clockWith((clock): Effect.Effect<never, ExchangeError> => {
     if (neverLeft(error)) setSent(call, sentBefore)
@@ -134,7 +155,7 @@ const transportError = (
         url: request.url,
         step,
         messageMayHaveBeenSent: call.sent,
-        cause: code === undefined ? error.reason : `${error.reason} ${code}`,
+        cause: scrub([error.reason, code, failedAt(error.cause)].filter(Predicate.isString).join(" ")),
         ...(code === undefined ? {} : { code }),
         ...(error.cause instanceof ProxyRefused ? { proxy: error.cause.proxy, proxyStatus: error.cause.status } : {})
       })
@@ -168,7 +189,8 @@ export const exchange = <TooLarge>(
   request: HttpClientRequest.HttpClientRequest,
   options: ExchangeOptions<TooLarge>
 ): Effect.Effect<HttpAnswer, ExchangeError | TooLarge> => {
-  const shown = { method: request.method, url: options.scrub === undefined ? request.url : options.scrub(request.url) }
+  const scrub = options.scrub ?? identity
+  const shown = { method: request.method, url: scrub(request.url) }
   const server = Telemetry.serverOf(shown.url)
   const attributes = { ...spanAttributes(call), ...Telemetry.httpAttributes(shown, server), "a2a.client.step": step }
   const send = (progress: PhaseProgress, span: Tracer.Span) =>
@@ -192,8 +214,8 @@ export const exchange = <TooLarge>(
         // The platform's own span would hold the raw request (the bearer token): this exchange's span instead.
         Effect.locally(HttpClient.currentTracerDisabledWhen, disabled),
         Effect.catchTags({
-          RequestError: (error) => transportError(call, step, shown, error, sentBefore),
-          ResponseError: (error) => transportError(call, step, shown, error, sentBefore)
+          RequestError: (error) => transportError(call, step, shown, error, sentBefore, scrub),
+          ResponseError: (error) => transportError(call, step, shown, error, sentBefore, scrub)
         })
       )
       progress.progressed()
@@ -210,7 +232,7 @@ export const exchange = <TooLarge>(
       const body = yield* readBody(response, options.maxResponseBytes, progress).pipe(
         Effect.catchTags({
           BodyTooLarge: () => Effect.fail(options.tooLarge(tooLarge(undefined))),
-          ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore)
+          ResponseError: (error) => transportError(call, readStep, shown, error, sentBefore, scrub)
         })
       )
       const answer: HttpAnswer = { method: request.method, url: shown.url, status, headers: response.headers, body }
