@@ -27,7 +27,7 @@ import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
 import { type ReportOptions, toExitCode } from "./Failure.js"
 import * as GroupHelp from "./GroupHelp.js"
-import { Output, type OutputWriteError, requestedFormat } from "./Output.js"
+import { Output, type OutputWriteError, printLine, requestedFormat } from "./Output.js"
 import { executable } from "./Resume.js"
 import { version } from "./version.js"
 
@@ -137,11 +137,13 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
     return printHelp(GroupHelp.render({ executable, version, config, group, leaves: helpLeaves }))
   }
   const leaf = GroupHelp.requestedLeaf(helpLeaves, args)
-  return leaf === undefined ? runCommand(argv) : printHelp(GroupHelp.renderLeaf({ executable, version, config, leaf }))
+  if (leaf !== undefined) return printHelp(GroupHelp.renderLeaf({ executable, version, config, leaf }))
+  // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
+  return args.includes("--version") ? printLine(version) : runCommand(argv)
 }
 
 // @effect/cli prints a parse error's help document on the console's error stream. The CLI reports every
-// failure itself as one line (see Failure.ts), so that stream is muted; `--help` (the log stream) stays.
+// failure itself as one line (see Failure.ts), so that stream is muted.
 const withoutCliErrorPrinting = Effect.flatMap(
   Console.consoleWith(Effect.succeed),
   (console) => Effect.succeed<Console.Console>({ ...console, error: () => Effect.void })

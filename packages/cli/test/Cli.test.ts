@@ -9,6 +9,7 @@ import { writeFile } from "node:fs/promises"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
 import { escapeCodesAllowed } from "../src/Output.js"
+import { version } from "../src/version.js"
 import { errorDocumentOf, taskDocumentOf } from "./support/jsonOutput.js"
 import { agentMessage, runCli, sessionUid } from "./support/runCli.js"
 
@@ -651,6 +652,31 @@ describe("command groups (SPEC §8): a group needs one of its commands", () => {
         expect(result.calls).toEqual([])
       }
     }).pipe(Effect.provide(NodeContext.layer)))
+})
+
+describe("version", () => {
+  it.scoped("--version anywhere prints the package's version, one line, and sends nothing", () =>
+    Effect.gen(function*() {
+      for (
+        const args of [["--version"], ["agent", "--version"], [
+          "agent",
+          "session",
+          "a2a",
+          "send",
+          sessionUid,
+          "--version"
+        ]]
+      ) {
+        const result = yield* runCli(args)
+        expect([args, result.exitCode, result.stdout, result.stderr, result.calls]).toEqual([
+          args,
+          0,
+          `${version}\n`,
+          "",
+          []
+        ])
+      }
+    }))
 })
 
 describe("help", () => {

@@ -861,7 +861,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     }), 60_000)
 
   it.scopedLive.skipIf(!Fs.existsSync("/dev/full"))(
-    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text, and for --help",
+    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text, and for --help and --version",
     () =>
       Effect.gen(function*() {
         const { env } = yield* servePlatform()
@@ -876,7 +876,9 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
             ["Cannot write to standard output: ENOSPC: no space left on device, write"]
           ])
         }
-        for (const args of [["--help"], ["agent", "--help"], [...send(demoSessionUids.ready), "--help"]]) {
+        for (
+          const args of [["--help"], ["agent", "--help"], [...send(demoSessionUids.ready), "--help"], ["--version"]]
+        ) {
           const run = yield* runCliProcess(args, { configDir: configDir(), env, stdoutFile: "/dev/full" })
           expect([args, run.code, linesOf(run.stderr)]).toEqual([
             args,
