@@ -487,7 +487,15 @@ const neverConnecting = (answered: number, sessions: ReadonlyArray<ReturnType<ty
         )
       }))
   )
-  const layer = A2AClient.layer({
+  return { layer: clientOver(http, sessions), limits }
+}
+
+/** The client on the simulated platform, its requests through `http` (which passes on what it does not answer). */
+const clientOver = (
+  http: Layer.Layer<HttpClient.HttpClient, never, HttpClient.HttpClient>,
+  sessions: ReadonlyArray<ReturnType<typeof session>>
+) =>
+  A2AClient.layer({
     backendUrl: SimulatedPlatform.defaultBaseUrl,
     accessToken: SimulatedPlatform.defaultUserAccessToken
   }).pipe(
@@ -495,8 +503,6 @@ const neverConnecting = (answered: number, sessions: ReadonlyArray<ReturnType<ty
     Layer.provideMerge(Layer.merge(layerTest({ sessions }), RuntimeAccessCache.layerMemory)),
     Layer.orDie
   )
-  return { layer, limits }
-}
 
 // SPEC §5/§6: the resolution belongs to the client: a call's phase limits bound that call only, whichever call
 // started the resolution; each waiting call holds the shared resolve to its own limits.
@@ -689,14 +695,6 @@ describe("an error of the shared resolution", () => {
           )
         }))
     )
-    const layer = A2AClient.layer({
-      backendUrl: SimulatedPlatform.defaultBaseUrl,
-      accessToken: SimulatedPlatform.defaultUserAccessToken
-    }).pipe(
-      Layer.provide(dropped),
-      Layer.provideMerge(Layer.merge(layerTest({ sessions: [session()] }), RuntimeAccessCache.layerMemory)),
-      Layer.orDie
-    )
     return Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -718,7 +716,7 @@ describe("an error of the shared resolution", () => {
       expect(fieldsOf(yield* Fiber.join(a))).toEqual({ ...shared, messageId: "m-a", messageMayHaveBeenSent: true })
       expect(fieldsOf(yield* Fiber.join(b))).toEqual({ ...shared, messageId: "m-b", messageMayHaveBeenSent: false })
       expect((yield* runtimeSends).map((s) => [s.messageId, s.status])).toEqual([["m-w", 200], ["m-a", 401]])
-    }).pipe(Effect.provide(layer))
+    }).pipe(Effect.provide(clientOver(dropped, [session()])))
   })
 })
 
