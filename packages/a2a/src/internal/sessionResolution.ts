@@ -70,10 +70,8 @@ export const usableCachedAccess = (ctx: CallContext): Effect.Effect<Option.Optio
   Effect.map(ctx.cache.get(ctx.key), Option.filter((access) => !wasRejected(ctx.session, access)))
 
 /**
- * The resolution's own call state: the ids of the call that started it (for its spans), no deadline and no phase
- * limits of its own (each waiting call holds its exchanges to its own, `deadlines.ts`); each resolve connects
- * within the loosest connect limit of the calls waiting when it starts ({@link loosestConnect}). Its only
- * timeout is that connect limit, an `A2ATimeoutError` whatever the wait (each waiting call makes its own).
+ * The resolution's own call state: the starter's ids, no deadline or phase limits (each waiting call holds it to
+ * its own, `deadlines.ts`). Its only timeout is each resolve's connect limit, the loosest of the waiting calls'.
  */
 const resolutionCall = (starter: CallContext): CallContext => ({
   ...starter,
