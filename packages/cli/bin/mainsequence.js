@@ -11,6 +11,9 @@ import { fileURLToPath } from "node:url"
 let held
 const hold = (signal) => {
   held = signal
+  release()
+}
+const release = () => {
   process.removeListener("SIGINT", hold)
   process.removeListener("SIGTERM", hold)
 }
@@ -28,6 +31,5 @@ if (fresh) {
 } else {
   await import("../dist/bin.js")
 }
-process.removeListener("SIGINT", hold)
-process.removeListener("SIGTERM", hold)
+release()
 if (held !== undefined) process.emit(held, held)

@@ -127,7 +127,7 @@ const optionsTakingValues: ReadonlySet<string> = new Set(
 const printHelp = (doc: HelpDoc.HelpDoc) =>
   Effect.flatMap(Output, (output) => {
     const text = HelpDoc.toAnsiText(doc)
-    return output.stdout(`${output.stdoutColor === true ? text : stripVTControlCharacters(text)}\n`)
+    return printLine(output.stdoutColor === true ? text : stripVTControlCharacters(text))
   })
 
 const runOrHelp = (argv: ReadonlyArray<string>) => {

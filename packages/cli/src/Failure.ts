@@ -413,8 +413,6 @@ export const toExitCode = <A, E, R>(
   program: Effect.Effect<A, E, R>,
   options: ReportOptions = {}
 ): Effect.Effect<number, never, Exclude<R, RunRecord.RunRecord> | Output> =>
-  // Only the program can be interrupted, whatever the caller's region: an interruption asked for before it
-  // starts stops it as it starts, and is reported.
   Effect.uninterruptible(
     Effect.flatMap(RunRecord.make, (record) =>
       Effect.interruptible(program).pipe(
