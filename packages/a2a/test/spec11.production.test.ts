@@ -418,7 +418,10 @@ describe("rules: trace context on the wire", () => {
 
 const serverAttributes = { "server.address": "platform.sim.mainsequence.test", "server.port": "443" }
 
-/** The change of each reading over `effect`. */
+/**
+ * The change of each reading over `effect`, to the microsecond: durations come from a millisecond clock, and a
+ * difference of two global float sums carries noise (10.000000000000004) that depends on the tests run before.
+ */
 const changeOver = <A, E, Env>(readings: Record<string, Effect.Effect<number>>, effect: Effect.Effect<A, E, Env>) =>
   Effect.gen(function*() {
     const read = Effect.forEach(
@@ -428,7 +431,9 @@ const changeOver = <A, E, Env>(readings: Record<string, Effect.Effect<number>>, 
     const before = new Map(yield* read)
     yield* effect
     const after = yield* read
-    return Object.fromEntries(after.map(([key, value]) => [key, value - (before.get(key) ?? 0)]))
+    return Object.fromEntries(
+      after.map(([key, value]) => [key, Math.round((value - (before.get(key) ?? 0)) * 1e6) / 1e6])
+    )
   })
 
 // The attributes of a POST to the runtime in http.client.request.duration, with the outcome's.
