@@ -19,6 +19,10 @@ export * as A2AProtocol from "./A2AProtocol.js"
  */
 export * as Attachment from "./Attachment.js"
 /**
+ * @since 0.2.0
+ */
+export * as Redaction from "./Redaction.js"
+/**
  * @since 0.1.0
  */
 export * as RuntimeAccess from "./RuntimeAccess.js"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Redacted from "effect/Redacted"
 import { makeKnownSecrets, maxKnownSecrets, scrubSecrets, scrubTexts } from "../src/internal/scrubSecrets.js"
+import * as Redaction from "../src/Redaction.js"
 
 const secret = (value: string) => Redacted.make(value)
 
@@ -24,6 +25,19 @@ describe("scrubSecrets", () => {
     ])
     // a secret with a lone surrogate (no percent-encoding) is still found as written
     expect(scrubSecrets("x \ud800-secret-value y", [secret("\ud800-secret-value")])).toBe("x [redacted] y")
+  })
+
+  it("Redaction.echoedForms lists each form the scrub hides, and no other", () => {
+    const token = "rt/SECRET+runtime-é"
+    const forms = Redaction.echoedForms(token)
+    expect(forms).toEqual([
+      token,
+      "rt\\/SECRET+runtime-é",
+      "rt%2FSECRET%2Bruntime-%C3%A9",
+      "rt%2fSECRET%2bruntime-%c3%a9"
+    ])
+    expect(forms.map((form) => scrubSecrets(`<${form}>`, [secret(token)]))).toEqual(forms.map(() => "<[redacted]>"))
+    expect(Redaction.echoedForms("\ud800-secret-value")).toEqual(["\ud800-secret-value", "\ud800-secret-value"])
   })
 
   it("a secret made of one repeated character is replaced wherever it stands, however the text repeats it", () => {

@@ -10,6 +10,7 @@
  * @since 0.2.0
  */
 import * as Headers from "@effect/platform/Headers"
+import { Redaction } from "@mainsequence/a2a"
 import * as Redacted from "effect/Redacted"
 
 /**
@@ -53,21 +54,6 @@ const fromUrl = (text: string): ReadonlyArray<string> => {
 }
 
 /**
- * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex) and with its `/`
- * escaped as `\/` (JSON as some servers write it).
- */
-const echoedForms = (secret: string): ReadonlyArray<string> => {
-  const forms = [secret, secret.replaceAll("/", "\\/")]
-  try {
-    const encoded = encodeURIComponent(secret)
-    forms.push(encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()))
-  } catch {
-    // A lone surrogate has no percent-encoding.
-  }
-  return forms
-}
-
-/**
  * The texts to hide wherever they appear: each secret's value and, for a URL, its user and password (as
  * written and decoded), each also as a platform may echo it. Longest first, so a secret that contains another
  * is hidden whole.
@@ -77,7 +63,7 @@ const echoedForms = (secret: string): ReadonlyArray<string> => {
  */
 export const knownSecrets = (secrets: ReadonlyArray<Redacted.Redacted<string>>): ReadonlyArray<string> => {
   const values = secrets.flatMap((secret) => [Redacted.value(secret), ...fromUrl(Redacted.value(secret))])
-    .flatMap(echoedForms)
+    .flatMap(Redaction.echoedForms)
   // Shorter values would hide ordinary words (a proxy user `me`); the patterns still cover where they go.
   return [...new Set(values.filter((value) => value.trim().length >= 4))].sort((a, b) => b.length - a.length)
 }

@@ -93,8 +93,10 @@ const matchedAs = (secret: string): string => secret.replace(controlCharacters, 
 /**
  * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex; a URL, a query, a form)
  * and with its `/` escaped as `\/` (JSON as some servers write it).
+ *
+ * @internal
  */
-const echoedForms = (secret: string): ReadonlyArray<string> => {
+export const echoedForms = (secret: string): ReadonlyArray<string> => {
   const forms = [secret, secret.replaceAll("/", "\\/")]
   try {
     const encoded = encodeURIComponent(secret)
