@@ -142,7 +142,7 @@ export const printErrorLine = (text: string): Effect.Effect<void, never, Output>
   Effect.flatMap(Output, (output) => output.stderr(`${text}\n`))
 
 /**
- * `--output json` (the answer in its wire shape, 2-space indent) or `--output text` (its text parts).
+ * `--output json` (the answer in its wire shape, 2-space indent) or `--output text` (its text parts); `-o` for short.
  *
  * @since 0.1.0
  * @category models
@@ -157,7 +157,7 @@ export const outputFormats: ReadonlyArray<OutputFormat> = ["json", "text"]
 
 /**
  * The output format the arguments (after the executable) ask for, as far as they can be read before they are
- * parsed (a run that fails to parse still answers in it): the last valid `--output` value, else the A2A
+ * parsed (a run that fails to parse still answers in it): the last valid `--output` (`-o`) value, else the A2A
  * commands' default, `json`, for a command under `agent`; `undefined` (text) otherwise. The value of an option
  * (`takesValue`: `--message`, …) is never read as an option, nor is anything after `--`.
  *
@@ -171,7 +171,11 @@ export const requestedFormat = (
   let format: OutputFormat | undefined
   for (let i = 0; i < args.length && args[i] !== "--"; i++) {
     const arg = args[i] ?? ""
-    const value = arg === "--output" ? args[i + 1] : arg.startsWith("--output=") ? arg.slice(9) : undefined
+    const value = arg === "--output" || arg === "-o"
+      ? args[i + 1]
+      : arg.startsWith("--output=")
+      ? arg.slice(9)
+      : undefined
     format = outputFormats.find((known) => known === value) ?? format
     if (takesValue(arg)) i++
   }

@@ -126,11 +126,12 @@ describe("send: command line", () => {
       expect(sentInput(result.calls)).toMatchObject({ message: "From a file\nwith two lines", timeout: 12.5 })
     }).pipe(Effect.provide(NodeContext.layer)))
 
-  it.scoped("--output text prints the text parts", () =>
+  it.scoped("--output text (or -o text) prints the text parts", () =>
     Effect.gen(function*() {
-      const result = yield* runCli([...send, "--message", "hi", "--output", "text"])
-      expect(result.exitCode).toBe(0)
-      expect(result.stdout).toBe("Hello\nWorld\n")
+      for (const flag of ["--output", "-o"]) {
+        const result = yield* runCli([...send, "--message", "hi", flag, "text"])
+        expect([flag, result.exitCode, result.stdout]).toEqual([flag, 0, "Hello\nWorld\n"])
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 
   // `expected`: the one stderr line, or a pattern it matches.
@@ -302,8 +303,10 @@ describe("send: command line", () => {
           expect(result.stdout).toBe("")
         }
       }
-      const text = yield* runCli([...send, "--message", "a", "--bogus", "--output", "text"])
-      expect([text.exitCode, text.stdout]).toEqual([2, ""])
+      for (const flag of ["--output", "-o"]) {
+        const text = yield* runCli([...send, "--message", "a", "--bogus", flag, "text"])
+        expect([flag, text.exitCode, text.stdout]).toEqual([flag, 2, ""])
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("an SDK failure prints its message and, when known, the message id line", () =>
@@ -487,7 +490,7 @@ describe("an interruption (SPEC §8)", () => {
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
-describe("--output json: a flag's value is never read as --output", () => {
+describe("--output json: a flag's value is never read as --output (or -o)", () => {
   it.scoped("a message text that reads --output=text (or --output, text) keeps the json error document", () =>
     Effect.gen(function*() {
       const failWith = new A2AError.AgentRuntimeUnavailableError({
@@ -506,6 +509,10 @@ describe("--output json: a flag's value is never read as --output", () => {
       }
       const text = yield* runCli([...send, "--message", "--output", "--output", "text"], { failWith })
       expect([text.exitCode, text.stdout]).toEqual([3, ""])
+      const short = yield* runCli([...send, "--message", "-o", "-o", "text"], { failWith })
+      expect([short.exitCode, short.stdout]).toEqual([3, ""])
+      const shortInText = yield* runCli([...send, "--message", "-o", "--reference-task-id", "text"], { failWith })
+      expect(errorDocumentOf(shortInText.stdout)).toMatchObject({ type: "AgentRuntimeUnavailableError", exitCode: 3 })
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 
@@ -793,9 +800,9 @@ describe("help", () => {
   const repeatableNote = "This option may be repeated zero or more times."
   // The OPTIONS section: each flag's line (`--file PATH...`) and the paragraphs below it.
   const optionEntries = (stdout: string) =>
-    ((stdout.split("\nOPTIONS\n")[1] ?? "").split("\nEXIT CODES\n")[0] ?? "").split(/\n(?=--)/).filter((entry) =>
-      entry.trim() !== ""
-    ).map((entry) => {
+    ((stdout.split("\nOPTIONS\n")[1] ?? "").split("\nEXIT CODES\n")[0] ?? "").split(/\n(?=--|\(-\w, --)/).filter((
+      entry
+    ) => entry.trim() !== "").map((entry) => {
       const [flag = "", ...paragraphs] = entry.split("\n").map((line) => line.trim()).filter((line) => line !== "")
       return { flag, paragraphs }
     })
@@ -831,7 +838,7 @@ describe("help", () => {
         "--task-id ID",
         "--reference-task-id ID...",
         "--timeout SECONDS",
-        "--output json | text",
+        "(-o, --output json | text)",
         "--debug"
       ])
       expect(send.find(({ flag }) => flag === "--timeout SECONDS")?.paragraphs[0]).toBe(
@@ -843,7 +850,7 @@ describe("help", () => {
       expect(send.find(({ flag }) => flag === "--message-file PATH")?.paragraphs[0]).toBe(
         "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; instead of --message)"
       )
-      expect(send.find(({ flag }) => flag === "--output json | text")?.paragraphs[0]).toMatch(
+      expect(send.find(({ flag }) => flag === "(-o, --output json | text)")?.paragraphs[0]).toMatch(
         /exactly one JSON document whatever the outcome.*\{"error": \{type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details\}\}/
       )
       expect(send.find(({ flag }) => flag === "--debug")?.paragraphs[0]).toBe(
@@ -853,7 +860,11 @@ describe("help", () => {
       // Every A2A command has them.
       for (const path of ["get", "wait", "cancel"]) {
         const flags = optionEntries((yield* runCli(["agent", "session", "a2a", "task", path, "--help"])).stdout)
-        expect(flags.map(({ flag }) => flag), path).toEqual(["--timeout SECONDS", "--output json | text", "--debug"])
+        expect(flags.map(({ flag }) => flag), path).toEqual([
+          "--timeout SECONDS",
+          "(-o, --output json | text)",
+          "--debug"
+        ])
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 

@@ -52,6 +52,7 @@ export const timeout: Options.Options<TimeoutFlag> = Options.text("timeout").pip
  * @category options
  */
 export const output = Options.choice("output", outputFormats).pipe(
+  Options.withAlias("o"),
   Options.withDescription(
     "json (default): stdout carries exactly one JSON document whatever the outcome: the A2A answer in its wire " +
       "shape ({\"message\": …} or {\"task\": …}, with \"resume\" when the Task waits for input), or " +
