@@ -138,9 +138,16 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   }
   const leaf = GroupHelp.requestedLeaf(helpLeaves, args)
   if (leaf !== undefined) return printHelp(GroupHelp.renderLeaf({ executable, version, config, leaf }))
+  // @effect/cli's wizard prompts on stdout, where a script reads one JSON document, and waits forever on a stdin
+  // that is no terminal: refused like any usage error.
+  if (args.includes("--wizard")) return Effect.fail(wizardRefused)
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
   return args.includes("--version") ? printLine(version) : runCommand(argv)
 }
+
+const wizardRefused = ValidationError.invalidArgument(
+  HelpDoc.p(`Unknown option --wizard: ${executable} has no wizard mode (see ${executable} --help)`)
+)
 
 // @effect/cli prints a parse error's help document on the console's error stream. The CLI reports every
 // failure itself as one line (see Failure.ts), so that stream is muted.

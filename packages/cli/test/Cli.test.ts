@@ -309,6 +309,18 @@ describe("send: command line", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("--wizard is a usage error (its prompts would take stdout and wait for a terminal), anywhere", () =>
+    Effect.gen(function*() {
+      const line = "Unknown option --wizard: mainsequence has no wizard mode (see mainsequence --help)\n"
+      for (const args of [["--wizard"], [...send, "--message", "a", "--wizard"], ["agent", "--wizard"]]) {
+        const result = yield* runCli(args)
+        expect([args, result.exitCode, result.stderr, result.calls]).toEqual([args, 2, line, []])
+        if (args[0] === "agent") {
+          expect(errorDocumentOf(result.stdout)).toMatchObject({ type: "InvalidArgument", exitCode: 2 })
+        } else expect(result.stdout).toBe("")
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("an SDK failure prints its message and, when known, the message id line", () =>
     Effect.gen(function*() {
       const failWith = new A2AError.A2ATimeoutError({
