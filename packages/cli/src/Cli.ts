@@ -25,6 +25,7 @@ import type { CliConfigError } from "./CliConfig.js"
 import * as DevPlatform from "./commands/devPlatform.js"
 import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
+import * as Completions from "./Completions.js"
 import { type ReportOptions, toExitCode } from "./Failure.js"
 import * as GroupHelp from "./GroupHelp.js"
 import { Output, type OutputWriteError, printLine, requestedFormat } from "./Output.js"
@@ -138,12 +139,33 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   }
   const leaf = GroupHelp.requestedLeaf(helpLeaves, args)
   if (leaf !== undefined) return printHelp(GroupHelp.renderLeaf({ executable, version, config, leaf }))
+  const shell = completionsAsked(args)
+  if (shell !== undefined) {
+    const known = Completions.shells.find((name) => name === shell)
+    return known === undefined
+      ? Effect.fail(completionsRefused(shell))
+      : printLine(Completions.script({ shell: known, executable, groups: helpGroups, leaves: helpLeaves }))
+  }
   // @effect/cli's wizard prompts on stdout, where a script reads one JSON document, and waits forever on a stdin
   // that is no terminal: refused like any usage error.
   if (args.includes("--wizard")) return Effect.fail(wizardRefused)
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
   return args.includes("--version") ? printLine(version) : runCommand(argv)
 }
+
+// The shell `--completions SHELL` (or `--completions=SHELL`) asks for, anywhere as @effect/cli reads it; "" for none.
+const completionsAsked = (args: ReadonlyArray<string>): string | undefined => {
+  const at = args.findIndex((arg) => arg === "--completions" || arg.startsWith("--completions="))
+  if (at < 0) return undefined
+  const arg = args[at] ?? ""
+  return arg === "--completions" ? args[at + 1] ?? "" : arg.slice("--completions=".length)
+}
+
+const completionsRefused = (shell: string) =>
+  ValidationError.invalidValue(HelpDoc.p(
+    `Invalid --completions${shell === "" ? "" : ` '${shell}'`}: use ${Completions.shells.join(" or ")}` +
+      ` (see ${executable} --help)`
+  ))
 
 const wizardRefused = ValidationError.invalidArgument(
   HelpDoc.p(`Unknown option --wizard: ${executable} has no wizard mode (see ${executable} --help)`)

@@ -72,26 +72,57 @@ export const leaf = <Name extends string, R, E, A>(
 })
 
 /**
- * The options of a command that take a value (`--message`, `--output`, …; not `--debug`), by each of their names.
+ * A flag of a command: its names, and whether it takes a value (one of `choices`, or any).
  *
  * @since 0.2.0
- * @category parsing
+ * @category models
  */
-export const optionsTakingValues = (usage: Usage.Usage): ReadonlyArray<string> => {
+export interface Flag {
+  readonly names: ReadonlyArray<string>
+  readonly takesValue: boolean
+  readonly choices: ReadonlyArray<string>
+}
+
+const named = (usage: Usage.Usage): ReadonlyArray<Extract<Usage.Usage, { readonly _tag: "Named" }>> => {
   switch (usage._tag) {
     case "Empty":
     case "Mixed":
       return []
     case "Named":
-      return Option.isSome(usage.acceptedValues) ? usage.names.filter((name) => name.startsWith("-")) : []
+      return [usage]
     case "Optional":
     case "Repeated":
-      return optionsTakingValues(usage.usage)
+      return named(usage.usage)
     case "Alternation":
     case "Concat":
-      return [...optionsTakingValues(usage.left), ...optionsTakingValues(usage.right)]
+      return [...named(usage.left), ...named(usage.right)]
   }
 }
+
+/**
+ * The flags of a command's usage, in order.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const flagsOf = (usage: Usage.Usage): ReadonlyArray<Flag> =>
+  named(usage).filter((entry) => entry.names.some((name) => name.startsWith("-"))).map((entry) => ({
+    names: entry.names,
+    takesValue: Option.isSome(entry.acceptedValues),
+    choices: Option.match(entry.acceptedValues, {
+      onNone: () => [],
+      onSome: (values) => values.includes(" | ") ? values.split(" | ") : []
+    })
+  }))
+
+/**
+ * The options of a command that take a value (`--message`, `--output`, …; not `--debug`), by each of their names.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const optionsTakingValues = (usage: Usage.Usage): ReadonlyArray<string> =>
+  flagsOf(usage).filter((flag) => flag.takesValue).flatMap((flag) => flag.names)
 
 /**
  * The leaves placed below the groups `path`.
@@ -141,13 +172,19 @@ export const requestedLeaf = (leaves: ReadonlyArray<Leaf>, args: ReadonlyArray<s
   if (!args.some(isHelpFlag)) return undefined
   const path = args.filter((arg) => !isHelpFlag(arg))
   return leaves.find((entry) =>
-    samePath(entry.parents, path.slice(0, entry.parents.length)) && usageName(entry) === path[entry.parents.length]
+    samePath(entry.parents, path.slice(0, entry.parents.length)) && leafName(entry) === path[entry.parents.length]
   )
 }
 
 const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).trim()
 
-const usageName = (entry: Leaf): string | undefined => plain(Usage.getHelp(entry.usage)).split(" ")[0]
+/**
+ * A command's own name (`send`, `get`, …).
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const leafName = (entry: Leaf): string | undefined => plain(Usage.getHelp(entry.usage)).split(" ")[0]
 
 // The usage line as text, with each repeatable flag shown optional and repeatable: `[--file PATH]...`.
 const usageText = (entry: Leaf, config: CliConfig.CliConfig): string => {
@@ -204,6 +241,16 @@ const exitCodeList = (): HelpDoc.HelpDoc =>
     Arr.map(exitCodes, ([code, meaning]): [Span.Span, HelpDoc.HelpDoc] => [Span.text(code), HelpDoc.p(meaning)])
   )
 
+const rootOptionList = (executable: string): HelpDoc.HelpDoc =>
+  HelpDoc.descriptionList([
+    [Span.text("--help"), HelpDoc.p("This help; after a group or a command, its own")],
+    [Span.text("--version"), HelpDoc.p("The version, one line")],
+    [
+      Span.text("--completions bash | zsh"),
+      HelpDoc.p(`A completion script for the shell: source <(${executable} --completions bash)`)
+    ]
+  ])
+
 /**
  * The help document of a runnable command: its full path in USAGE, our descriptions only, and the exit codes.
  *
@@ -255,6 +302,8 @@ export const render = (options: {
     HelpDoc.h1("DESCRIPTION"),
     HelpDoc.p(group.description),
     ...(Arr.isNonEmptyReadonlyArray(commands) ? [HelpDoc.h1("COMMANDS"), HelpDoc.descriptionList(commands)] : []),
-    ...(group.path.length === 0 ? [HelpDoc.h1("EXIT CODES"), exitCodeList()] : [])
+    ...(group.path.length === 0
+      ? [HelpDoc.h1("OPTIONS"), rootOptionList(executable), HelpDoc.h1("EXIT CODES"), exitCodeList()]
+      : [])
   ])
 }

@@ -861,7 +861,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     }), 60_000)
 
   it.scopedLive.skipIf(!Fs.existsSync("/dev/full"))(
-    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text, and for --help and --version",
+    "a stdout that cannot be written (a full disk) exits 1 with one line on stderr, in json and text, and for --help, --version and --completions",
     () =>
       Effect.gen(function*() {
         const { env } = yield* servePlatform()
@@ -877,7 +877,13 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           ])
         }
         for (
-          const args of [["--help"], ["agent", "--help"], [...send(demoSessionUids.ready), "--help"], ["--version"]]
+          const args of [
+            ["--help"],
+            ["agent", "--help"],
+            [...send(demoSessionUids.ready), "--help"],
+            ["--version"],
+            ["--completions", "bash"]
+          ]
         ) {
           const run = yield* runCliProcess(args, { configDir: configDir(), env, stdoutFile: "/dev/full" })
           expect([args, run.code, linesOf(run.stderr)]).toEqual([
