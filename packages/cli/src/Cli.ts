@@ -163,7 +163,7 @@ const completionsAsked = (args: ReadonlyArray<string>): string | undefined => {
 
 const completionsRefused = (shell: string) =>
   ValidationError.invalidValue(HelpDoc.p(
-    `Invalid --completions${shell === "" ? "" : ` '${shell}'`}: use ${Completions.shells.join(" or ")}` +
+    `Invalid --completions${shell === "" ? "" : ` '${shell}'`}: use ${Completions.shells.join(", ")}` +
       ` (see ${executable} --help)`
   ))
 

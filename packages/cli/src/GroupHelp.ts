@@ -246,7 +246,7 @@ const rootOptionList = (executable: string): HelpDoc.HelpDoc =>
     [Span.text("--help"), HelpDoc.p("This help; after a group or a command, its own")],
     [Span.text("--version"), HelpDoc.p("The version, one line")],
     [
-      Span.text("--completions bash | zsh"),
+      Span.text("--completions bash | zsh | fish"),
       HelpDoc.p(`A completion script for the shell: source <(${executable} --completions bash)`)
     ]
   ])

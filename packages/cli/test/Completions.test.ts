@@ -2,7 +2,7 @@ import { NodeContext } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import { execFileSync, spawnSync } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import * as os from "node:os"
 import * as path from "node:path"
 import { runCli } from "./support/runCli.js"
@@ -20,6 +20,7 @@ printf '%s\\n' "\${COMPREPLY[@]}"`
 const uid = "0b2701a1-e777-4cfe-8437-b94025f00069"
 
 const hasZsh = spawnSync("zsh", ["-c", "true"]).status === 0
+const hasFish = spawnSync("fish", ["--no-config", "-c", "true"]).status === 0
 
 describe("--completions", () => {
   it.scoped("bash: each group's commands at every depth, each command's flags, a flag's choices", () =>
@@ -75,21 +76,44 @@ describe("--completions", () => {
       rmSync(home, { recursive: true, force: true })
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  // CI installs fish (.ci/run); `complete -C` lists what fish offers for a command line.
+  it.scoped.skipIf(!hasFish)(
+    "fish: each group's commands at every depth, each command's flags, a flag's choices",
+    () =>
+      Effect.gen(function*() {
+        const { exitCode, stdout } = yield* runCli(["--completions", "fish"])
+        expect(exitCode).toBe(0)
+        const file = path.join(mkdtempSync(path.join(os.tmpdir(), "fish-")), "mainsequence.fish")
+        writeFileSync(file, stdout)
+        const inFish = (line: string) =>
+          execFileSync("fish", ["--no-config", "-c", `source ${file}; complete -C '${line}'`], { encoding: "utf8" })
+            .split("\n").filter((word) => word !== "").map((entry) => entry.split("\t")[0])
+        expect(inFish("mainsequence ")).toEqual(["agent", "dev"])
+        expect(inFish("mainsequence agent session a2a ")).toEqual(["send", "task"])
+        expect(inFish("mainsequence agent session a2a task w")).toEqual(["wait"])
+        expect(inFish("mainsequence dev platform --")).toEqual(["--help", "--port"])
+        expect(inFish(`mainsequence agent session a2a send ${uid} --message task --resp`)).toEqual(["--response-kind"])
+        expect(inFish(`mainsequence agent session a2a send ${uid} --response-kind `)).toEqual(["message", "task"])
+        expect(inFish(`mainsequence agent session a2a send ${uid} -o `)).toEqual(["json", "text"])
+        rmSync(path.dirname(file), { recursive: true, force: true })
+      }).pipe(Effect.provide(NodeContext.layer))
+  )
+
   it.scoped("the top-level help names it", () =>
     Effect.gen(function*() {
       const { stdout } = yield* runCli(["--help"])
       expect(stdout).toContain(
-        "--completions bash | zsh\n\n  A completion script for the shell: source <(mainsequence --completions bash)"
+        "--completions bash | zsh | fish\n\n  A completion script for the shell: source <(mainsequence --completions bash)"
       )
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("another shell, or none, is a usage error naming the shells", () =>
     Effect.gen(function*() {
-      for (const args of [["--completions", "fish"], ["--completions"]]) {
+      for (const args of [["--completions", "powershell"], ["--completions"]]) {
         const result = yield* runCli(args)
         expect([args, result.exitCode, result.stdout]).toEqual([args, 2, ""])
         expect(result.stderr).toMatch(
-          /^Invalid --completions( 'fish')?: use bash or zsh \(see mainsequence --help\)\n$/
+          /^Invalid --completions( 'powershell')?: use bash, zsh, fish \(see mainsequence --help\)\n$/
         )
       }
     }).pipe(Effect.provide(NodeContext.layer)))
