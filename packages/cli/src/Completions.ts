@@ -23,6 +23,12 @@ export const shells = ["bash", "zsh", "fish"] as const
  */
 export type Shell = typeof shells[number]
 
+/** A command group, by its path below the executable, with the names of its commands. */
+interface Group {
+  readonly path: ReadonlyArray<string>
+  readonly subcommands: ReadonlyArray<string>
+}
+
 /** A group or a command, by its path below the executable, with the words completed there. */
 interface Place {
   readonly path: ReadonlyArray<string>
@@ -30,10 +36,7 @@ interface Place {
   readonly flags: ReadonlyArray<GroupHelp.Flag>
 }
 
-const placesOf = (
-  groups: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly subcommands: ReadonlyArray<string> }>,
-  leaves: ReadonlyArray<GroupHelp.Leaf>
-): ReadonlyArray<Place> => {
+const placesOf = (groups: ReadonlyArray<Group>, leaves: ReadonlyArray<GroupHelp.Leaf>): ReadonlyArray<Place> => {
   const flag = (name: string): GroupHelp.Flag => ({ names: [name], takesValue: false, choices: [] })
   return [
     ...groups.map((group) => ({
@@ -66,7 +69,7 @@ const below = (places: ReadonlyArray<Place>): ReadonlyArray<string> =>
 export const script = (options: {
   readonly shell: Shell
   readonly executable: string
-  readonly groups: ReadonlyArray<{ readonly path: ReadonlyArray<string>; readonly subcommands: ReadonlyArray<string> }>
+  readonly groups: ReadonlyArray<Group>
   readonly leaves: ReadonlyArray<GroupHelp.Leaf>
 }): string => {
   const places = placesOf(options.groups, options.leaves)
