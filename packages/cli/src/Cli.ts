@@ -5,6 +5,7 @@
  * mainsequence agent session a2a send <agent_session_uid> (--message TEXT | --message-file PATH) …
  * mainsequence agent session a2a task get|wait|cancel <agent_session_uid> <task_id> …
  * mainsequence dev platform [--port N]
+ * mainsequence --completions bash|zsh|fish
  * ```
  *
  * No resolve, attach, prewarm, status or readiness command exists: `send` is all a caller needs.
