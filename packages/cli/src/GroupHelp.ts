@@ -184,7 +184,7 @@ const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc
  * @since 0.2.0
  * @category parsing
  */
-export const leafName = (entry: Leaf): string | undefined => plain(Usage.getHelp(entry.usage)).split(" ")[0]
+export const leafName = (entry: Leaf): string | undefined => named(entry.usage)[0]?.names[0]
 
 // The usage line as text, with each repeatable flag shown optional and repeatable: `[--file PATH]...`.
 const usageText = (entry: Leaf, config: CliConfig.CliConfig): string => {
