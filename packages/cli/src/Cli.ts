@@ -20,6 +20,7 @@ import * as ValidationError from "@effect/cli/ValidationError"
 import type { A2AError } from "@mainsequence/a2a"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import { stripVTControlCharacters } from "node:util"
 import type * as A2ACall from "./A2ACall.js"
 import type { CliConfigError } from "./CliConfig.js"
@@ -28,6 +29,7 @@ import * as Send from "./commands/send.js"
 import * as Task from "./commands/task.js"
 import * as Completions from "./Completions.js"
 import { type ReportOptions, toExitCode } from "./Failure.js"
+import * as FlagValues from "./flags/values.js"
 import * as GroupHelp from "./GroupHelp.js"
 import { Output, type OutputWriteError, printLine, requestedFormat } from "./Output.js"
 import { executable } from "./Resume.js"
@@ -120,9 +122,7 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-const optionsTakingValues: ReadonlySet<string> = new Set(
-  helpLeaves.flatMap((leaf) => GroupHelp.optionsTakingValues(leaf.usage))
-)
+const flagKinds = FlagValues.kindsOf(helpLeaves.flatMap((leaf) => GroupHelp.flagsOf(leaf.usage)))
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
 // fails is reported like any other, without escape codes unless stdout is a terminal and NO_COLOR is not set.
@@ -151,7 +151,11 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   // that is no terminal: refused like any usage error.
   if (args.includes("--wizard")) return Effect.fail(wizardRefused)
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
-  return args.includes("--version") ? printLine(version) : runCommand(argv)
+  if (args.includes("--version")) return printLine(version)
+  return Either.match(FlagValues.checked(args, flagKinds), {
+    onLeft: Effect.fail,
+    onRight: (spelled) => runCommand([...argv.slice(0, 2), ...spelled])
+  })
 }
 
 // The shell `--completions SHELL` (or `--completions=SHELL`) asks for, anywhere as @effect/cli reads it; "" for none.
@@ -210,5 +214,5 @@ export const main = (
 ): Effect.Effect<number, never, CliRequirements> =>
   toExitCode(run(argv), {
     ...options,
-    format: requestedFormat(argv.slice(2), (option) => optionsTakingValues.has(option))
+    format: requestedFormat(argv.slice(2), flagKinds.takesValue)
   })

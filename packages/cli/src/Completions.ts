@@ -37,7 +37,7 @@ interface Place {
 }
 
 const placesOf = (groups: ReadonlyArray<Group>, leaves: ReadonlyArray<GroupHelp.Leaf>): ReadonlyArray<Place> => {
-  const flag = (name: string): GroupHelp.Flag => ({ names: [name], takesValue: false, choices: [] })
+  const flag = (name: string): GroupHelp.Flag => ({ names: [name], takesValue: false, choices: [], repeatable: false })
   return [
     ...groups.map((group) => ({
       path: group.path,

@@ -49,8 +49,6 @@ export interface Leaf {
   readonly description: string
   /** its own help document (description, arguments, options), as @effect/cli builds it */
   readonly help: (config: CliConfig.CliConfig) => HelpDoc.HelpDoc
-  /** its flags that may be given any number of times, e.g. `--file` */
-  readonly repeatable: ReadonlyArray<string>
 }
 
 /**
@@ -61,18 +59,17 @@ export interface Leaf {
  */
 export const leaf = <Name extends string, R, E, A>(
   command: Command.Command<Name, R, E, A>,
-  description: string,
-  repeatable: ReadonlyArray<string> = []
+  description: string
 ): Leaf => ({
   parents: [],
   usage: Command.getUsage(command),
   description,
-  help: (config) => Command.getHelp(command, config),
-  repeatable
+  help: (config) => Command.getHelp(command, config)
 })
 
 /**
- * A flag of a command: its names, and whether it takes a value (one of `choices`, or any).
+ * A flag of a command: its names, whether it takes a value (one of `choices`, or any), and whether it may be
+ * given any number of times (`--file`).
  *
  * @since 0.2.0
  * @category models
@@ -81,21 +78,28 @@ export interface Flag {
   readonly names: ReadonlyArray<string>
   readonly takesValue: boolean
   readonly choices: ReadonlyArray<string>
+  readonly repeatable: boolean
 }
 
-const named = (usage: Usage.Usage): ReadonlyArray<Extract<Usage.Usage, { readonly _tag: "Named" }>> => {
+interface Named {
+  readonly usage: Extract<Usage.Usage, { readonly _tag: "Named" }>
+  readonly repeated: boolean
+}
+
+const named = (usage: Usage.Usage, repeated = false): ReadonlyArray<Named> => {
   switch (usage._tag) {
     case "Empty":
     case "Mixed":
       return []
     case "Named":
-      return [usage]
+      return [{ usage, repeated }]
     case "Optional":
+      return named(usage.usage, repeated)
     case "Repeated":
-      return named(usage.usage)
+      return named(usage.usage, true)
     case "Alternation":
     case "Concat":
-      return [...named(usage.left), ...named(usage.right)]
+      return [...named(usage.left, repeated), ...named(usage.right, repeated)]
   }
 }
 
@@ -106,23 +110,15 @@ const named = (usage: Usage.Usage): ReadonlyArray<Extract<Usage.Usage, { readonl
  * @category parsing
  */
 export const flagsOf = (usage: Usage.Usage): ReadonlyArray<Flag> =>
-  named(usage).filter((entry) => entry.names.some((name) => name.startsWith("-"))).map((entry) => ({
-    names: entry.names,
-    takesValue: Option.isSome(entry.acceptedValues),
-    choices: Option.match(entry.acceptedValues, {
+  named(usage).filter(({ usage }) => usage.names.some((name) => name.startsWith("-"))).map(({ repeated, usage }) => ({
+    names: usage.names,
+    takesValue: Option.isSome(usage.acceptedValues),
+    choices: Option.match(usage.acceptedValues, {
       onNone: () => [],
       onSome: (values) => values.includes(" | ") ? values.split(" | ") : []
-    })
+    }),
+    repeatable: repeated
   }))
-
-/**
- * The options of a command that take a value (`--message`, `--output`, …; not `--debug`), by each of their names.
- *
- * @since 0.2.0
- * @category parsing
- */
-export const optionsTakingValues = (usage: Usage.Usage): ReadonlyArray<string> =>
-  flagsOf(usage).filter((flag) => flag.takesValue).flatMap((flag) => flag.names)
 
 /**
  * The leaves placed below the groups `path`.
@@ -184,13 +180,14 @@ const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc
  * @since 0.2.0
  * @category parsing
  */
-export const leafName = (entry: Leaf): string | undefined => named(entry.usage)[0]?.names[0]
+export const leafName = (entry: Leaf): string | undefined => named(entry.usage)[0]?.usage.names[0]
 
 // The usage line as text, with each repeatable flag shown optional and repeatable: `[--file PATH]...`.
 const usageText = (entry: Leaf, config: CliConfig.CliConfig): string => {
   const [usage] = Usage.enumerate(entry.usage, config)
   const text = usage === undefined ? "" : plain(HelpDoc.p(usage))
-  return entry.repeatable.reduce(
+  const repeatable = flagsOf(entry.usage).filter((flag) => flag.repeatable).flatMap((flag) => flag.names)
+  return repeatable.reduce(
     (line, flag) => line.replace(new RegExp(`(?<![\\[\\w-])${flag} (\\S+?)\\.\\.\\.`), `[${flag} $1]...`),
     text
   )

@@ -309,6 +309,88 @@ describe("send: command line", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("a flag without its value is refused by its own name, wherever it stands; nothing is sent", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [[...send, "--message", "a", "--message-id"], "--message-id"],
+        [[...send, "-o", "text", "--message"], "--message"],
+        [[...send, "--message", "a", "--debug", "--response-kind"], "--response-kind"],
+        [[...send, "--message", "a", "-o"], "-o"],
+        [[...send, "--message", "a", "--file"], "--file"],
+        [[...send, "--message", "a", "--reference-task-id"], "--reference-task-id"],
+        [["agent", "session", "a2a", "task", "get", sessionUid, "t", "--timeout"], "--timeout"],
+        [["dev", "platform", "--port"], "--port"]
+      ]
+      for (const [args, flag] of cases) {
+        const result = yield* runCli(args)
+        expect([args, result.exitCode, result.stderr, result.calls]).toEqual([
+          args,
+          2,
+          `Missing value for ${flag}\n`,
+          []
+        ])
+        if (args[0] !== "agent" || args.includes("text")) expect(result.stdout).toBe("")
+        else expect(errorDocumentOf(result.stdout)).toMatchObject({ type: "MissingValue" })
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a repeatable flag's value is never dropped or changed: an empty or padded one is refused", () =>
+    Effect.gen(function*() {
+      const note = yield* tempFile("note.txt", "hello")
+      yield* refused([...send, "--message", "a", "--file", ""], "Invalid file: must not be empty")
+      yield* refused(
+        [...send, "--message", "a", "--file=", "--media-type", "text/plain"],
+        "Invalid file: must not be empty"
+      )
+      yield* refused(
+        [...send, "--message", "a", "--file", note, "--media-type", ""],
+        "Invalid media-type: must not be empty"
+      )
+      yield* refused(
+        [...send, "--message", "a", "--reference-task-id", "task-7", "--reference-task-id", ""],
+        "Invalid reference-task-id: must not be empty"
+      )
+      yield* refused(
+        [...send, "--message", "a", "--reference-task-id", " task-7"],
+        `Invalid reference-task-id: must not start or end with whitespace (got " task-7")`
+      )
+      yield* refused(
+        [...send, "--message", "a", "--file", `${note} `, "--media-type", "text/plain"],
+        `Invalid file: must not start or end with whitespace (got ${JSON.stringify(`${note} `)})`
+      )
+      // @effect/cli would read it as that flag, and drop both.
+      yield* refused(
+        [...send, "--message", "a", "--reference-task-id", "--file"],
+        "Invalid reference-task-id: must not be a flag (got --file)"
+      )
+      yield* refused([...send, "--message", "a", "--file", "--debug"], "Invalid file: must not be a flag (got --debug)")
+      // Another flag's value is that flag's own, whatever it reads like.
+      const quoted = yield* runCli([...send, "--message", "--file", "--reference-task-id", "-task-7"])
+      expect([quoted.exitCode, quoted.stderr]).toEqual([0, ""])
+      expect(sentInput(quoted.calls)).toMatchObject({ message: "--file", referenceTaskIds: ["-task-7"] })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--flag=VALUE works for every flag, the repeatable ones too", () =>
+    Effect.gen(function*() {
+      const note = yield* tempFile("note.txt", "hello")
+      const result = yield* runCli([
+        ...send,
+        "--message=Summarise",
+        `--file=${note}`,
+        "--media-type=text/plain",
+        "--reference-task-id=task-7",
+        "--reference-task-id=a=b",
+        "--output=text"
+      ])
+      expect([result.exitCode, result.stderr]).toEqual([0, ""])
+      expect(sentInput(result.calls)).toMatchObject({
+        message: "Summarise",
+        referenceTaskIds: ["task-7", "a=b"],
+        attachments: [{ filename: "note.txt", mediaType: "text/plain" }]
+      })
+      expect(result.stdout).toBe("Hello\nWorld\n")
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("--wizard is a usage error (its prompts would take stdout and wait for a terminal), anywhere", () =>
     Effect.gen(function*() {
       const line = "Unknown option --wizard: mainsequence has no wizard mode (see mainsequence --help)\n"

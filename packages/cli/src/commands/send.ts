@@ -137,6 +137,4 @@ export const command = Command.make("send", flags, runSend).pipe(Command.withDes
  * @since 0.1.0
  * @category commands
  */
-export const help: ReadonlyArray<GroupHelp.Leaf> = [
-  GroupHelp.leaf(command, description, ["--file", "--media-type", "--reference-task-id"])
-]
+export const help: ReadonlyArray<GroupHelp.Leaf> = [GroupHelp.leaf(command, description)]
