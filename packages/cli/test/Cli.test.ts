@@ -221,6 +221,24 @@ describe("send: command line", () => {
         ["agent", "session", "a2a", "task", "wait", sessionUid, "t", "--timeout", "-3"],
         "Invalid timeout: must be a positive, finite number of seconds (got -3)"
       )
+      for (
+        const [bad, line] of [["1.5", `expected an integer (got "1.5")`], ["2e1", `expected an integer (got "2e1")`]]
+      ) {
+        yield* refused(
+          [...send, "--message", "a", "--strict-dictionary", "--json-repair-attempts", bad],
+          `Invalid json-repair-attempts: ${line}`
+        )
+      }
+      for (
+        const [bad, line] of [
+          ["70000", "must be between 0 and 65535 (got 70000)"],
+          ["-1", "must be between 0 and 65535 (got -1)"],
+          ["80.5", `expected an integer (got "80.5")`]
+        ]
+      ) {
+        const result = yield* runCli(["dev", "platform", "--port", bad])
+        expect([bad, result.exitCode, result.stderr, result.stdout]).toEqual([bad, 2, `Invalid port: ${line}\n`, ""])
+      }
       // Checked before anything else runs: even without any configuration, the flag's own message.
       const configError = new CliConfigError({ variables: ["MAINSEQUENCE_ACCESS_TOKEN"], reason: "missing" })
       const first = yield* runCli([...send, "--message", "a", "--timeout", "0"], { configError })

@@ -198,11 +198,11 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         ],
         [
           send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "1.5"),
-          /'1\.5' is not a integer/
+          /^Invalid json-repair-attempts: expected an integer \(got "1\.5"\)$/
         ],
         [
           send(uid, "--message", "a", "--strict-dictionary", "--json-repair-attempts", "abc"),
-          /'abc' is not a integer/
+          /^Invalid json-repair-attempts: expected an integer \(got "abc"\)$/
         ],
         [send(uid, "--message", "a", "--file", Path.join(dir, "missing.pdf")), /missing\.pdf/],
         [

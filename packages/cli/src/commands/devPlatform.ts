@@ -7,10 +7,13 @@
  */
 import * as Command from "@effect/cli/Command"
 import * as Options from "@effect/cli/Options"
+import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import { parseInteger } from "../flags/number.js"
+import { validatedBy } from "../flags/validated.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, type OutputWriteError, printLine } from "../Output.js"
 
@@ -29,8 +32,15 @@ export class DevPlatformError extends Schema.TaggedError<DevPlatformError>()("De
 }
 
 const flags = {
-  port: Options.integer("port").pipe(
+  port: Options.text("port").pipe(
     Options.withPseudoName("N"),
+    validatedBy((text: string) =>
+      Effect.filterOrFail(
+        parseInteger("port", text),
+        (port) => port >= 0 && port <= 65535,
+        (port) => new A2AError.A2AInputError({ field: "port", reason: `must be between 0 and 65535 (got ${port})` })
+      )
+    ),
     Options.withDescription("The port on 127.0.0.1 (default 0: any free port)"),
     Options.withDefault(0)
   )
@@ -75,9 +85,6 @@ export const runDevPlatform = (
   flags: { readonly port: number }
 ): Effect.Effect<void, DevPlatformError | OutputWriteError, Output> =>
   Effect.gen(function*() {
-    if (flags.port < 0 || flags.port > 65535) {
-      return yield* new DevPlatformError({ reason: `--port must be between 0 and 65535 (got ${flags.port})` })
-    }
     // Loaded on demand: the HTTP server and the simulation are not needed by any other command.
     const Reference = yield* Effect.promise(() => import("@mainsequence/a2a-testing/node"))
     const reference = yield* Reference.serveReferencePlatform({ port: flags.port, host: "127.0.0.1" }).pipe(

@@ -15,6 +15,8 @@ import type { CliConfigError } from "../CliConfig.js"
 import { files, mediaTypes, readAttachments } from "../flags/attachments.js"
 import { agentSessionUid, debug, output, timeout } from "../flags/common.js"
 import { message, messageFile, messageText } from "../flags/message.js"
+import { parseInteger } from "../flags/number.js"
+import { validatedBy } from "../flags/validated.js"
 import * as GroupHelp from "../GroupHelp.js"
 import { type Output, type OutputWriteError, printAnswer } from "../Output.js"
 import * as RunRecord from "../RunRecord.js"
@@ -33,8 +35,9 @@ const flags = {
   strictDictionary: Options.boolean("strict-dictionary").pipe(
     Options.withDescription("Ask for a strict JSON dictionary answer")
   ),
-  jsonRepairAttempts: Options.integer("json-repair-attempts").pipe(
+  jsonRepairAttempts: Options.text("json-repair-attempts").pipe(
     Options.withPseudoName("N"),
+    validatedBy((text: string) => parseInteger("json-repair-attempts", text)),
     Options.withDescription("With --strict-dictionary: how often the platform may repair invalid JSON (default 3)"),
     Options.optional
   ),
