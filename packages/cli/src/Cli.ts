@@ -122,7 +122,7 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-const flagKinds = FlagValues.kindsOf(helpLeaves.flatMap((leaf) => GroupHelp.flagsOf(leaf.usage)))
+const flagIndex = FlagValues.indexOf(helpLeaves.flatMap((leaf) => GroupHelp.flagsOf(leaf.usage)))
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
 // fails is reported like any other, without escape codes unless stdout is a terminal and NO_COLOR is not set.
@@ -152,7 +152,7 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   if (args.includes("--wizard")) return Effect.fail(wizardRefused)
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
   if (args.includes("--version")) return printLine(version)
-  return Either.match(FlagValues.checked(args, flagKinds), {
+  return Either.match(FlagValues.checked(args, flagIndex), {
     onLeft: Effect.fail,
     onRight: (spelled) => runCommand([...argv.slice(0, 2), ...spelled])
   })
@@ -214,5 +214,5 @@ export const main = (
 ): Effect.Effect<number, never, CliRequirements> =>
   toExitCode(run(argv), {
     ...options,
-    format: requestedFormat(argv.slice(2), flagKinds.takesValue)
+    format: requestedFormat(argv.slice(2), (arg) => FlagValues.takesValue(flagIndex, arg))
   })

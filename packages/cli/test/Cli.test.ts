@@ -352,6 +352,23 @@ describe("send: command line", () => {
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
+  it.scoped("a flag given twice is refused by its name, unless it is repeatable; nothing is sent", () =>
+    Effect.gen(function*() {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [[...send, "--message", "a", "--message", "b"], "Invalid message: given more than once"],
+        [[...send, "--message=a", "--message", "b"], "Invalid message: given more than once"],
+        [[...send, "--message", "a", "-o", "text", "--output", "json"], "Invalid output: given more than once"],
+        [[...send, "--message", "a", "--debug", "--debug"], "Invalid debug: given more than once"],
+        [["dev", "platform", "--port", "1", "--port", "2"], "Invalid port: given more than once"]
+      ]
+      for (const [args, line] of cases) {
+        const result = yield* runCli(args)
+        expect([args, result.exitCode, result.stderr, result.calls]).toEqual([args, 2, `${line}\n`, []])
+      }
+      const twice = yield* runCli([...send, "--message", "a", "--reference-task-id", "t1", "--reference-task-id", "t2"])
+      expect([twice.exitCode, sentInput(twice.calls)]).toMatchObject([0, { referenceTaskIds: ["t1", "t2"] }])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
   it.scoped("a repeatable flag's value is never dropped or changed: an empty or padded one is refused", () =>
     Effect.gen(function*() {
       const note = yield* tempFile("note.txt", "hello")

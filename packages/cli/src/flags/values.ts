@@ -1,6 +1,7 @@
 /**
- * Every flag that takes a value is given one, checked before @effect/cli 0.77.2 parses the command line. Without
- * its value, @effect/cli names some other argument as unknown (`-o text --message` names `-o`), and drops a
+ * Every flag that takes a value is given one, and no flag but a repeatable one twice, checked before @effect/cli
+ * 0.77.2 parses the command line. There, a second `--message` is an "unknown argument"; without its value, a
+ * flag makes @effect/cli name some other argument as unknown (`-o text --message` names `-o`), and it drops a
  * repeatable flag's missing or empty value without a word: `--file "$path"` with an empty `$path` would send the
  * message without its file. It also trims a repeatable flag's values, reads a flag's name as that flag wherever
  * it stands, and does not read `--file=PATH`: a value it would change or misread is refused, and `--file=PATH`
@@ -14,77 +15,81 @@ import * as Either from "effect/Either"
 import type * as GroupHelp from "../GroupHelp.js"
 
 /**
- * What the check knows of the command tree's flags, by name (`--file`, `-o`).
+ * The command tree's flags by each of their names (`--output` and `-o` give the same flag).
  *
  * @since 0.2.0
  * @category models
  */
-export interface FlagKinds {
-  readonly isFlag: (arg: string) => boolean
-  readonly takesValue: (flag: string) => boolean
-  readonly repeatable: (flag: string) => boolean
-}
+export type FlagIndex = ReadonlyMap<string, GroupHelp.Flag>
 
 /**
- * The kinds of the given flags (every command's, as `GroupHelp.flagsOf` reads them).
+ * The index of the given flags (every command's, as `GroupHelp.flagsOf` reads them).
  *
  * @since 0.2.0
  * @category constructors
  */
-export const kindsOf = (flags: ReadonlyArray<GroupHelp.Flag>): FlagKinds => {
-  const names = (which: ReadonlyArray<GroupHelp.Flag>) => new Set(which.flatMap((flag) => flag.names))
-  const all = names(flags)
-  const takingValues = names(flags.filter((flag) => flag.takesValue))
-  const repeatable = names(flags.filter((flag) => flag.repeatable))
-  return {
-    isFlag: (arg) => all.has(arg),
-    takesValue: (flag) => takingValues.has(flag),
-    repeatable: (flag) => repeatable.has(flag)
-  }
-}
+export const indexOf = (flags: ReadonlyArray<GroupHelp.Flag>): FlagIndex =>
+  new Map(flags.flatMap((flag) => flag.names.map((name) => [name, flag] as const)))
 
-const missingValue = (flag: string) => ValidationError.missingValue(HelpDoc.p(`Missing value for ${flag}`))
+/**
+ * Whether `arg` is a flag of the index that takes a value.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const takesValue = (index: FlagIndex, arg: string): boolean => index.get(arg)?.takesValue === true
 
-const invalidValue = (flag: string, reason: string) =>
-  ValidationError.invalidValue(HelpDoc.p(`Invalid ${flag.replace(/^-+/, "")}: ${reason}`))
+const longName = (flag: GroupHelp.Flag, given: string): string =>
+  (flag.names.find((name) => name.startsWith("--")) ?? given).replace(/^-+/, "")
 
-const repeatableValueProblem = (value: string, kinds: FlagKinds): string | undefined =>
+const missingValue = (given: string) => ValidationError.missingValue(HelpDoc.p(`Missing value for ${given}`))
+
+const invalid = (flag: GroupHelp.Flag, given: string, reason: string) =>
+  ValidationError.invalidValue(HelpDoc.p(`Invalid ${longName(flag, given)}: ${reason}`))
+
+const repeatableValueProblem = (value: string, index: FlagIndex): string | undefined =>
   value === ""
     ? "must not be empty"
     : value.trim() !== value
     ? `must not start or end with whitespace (got ${JSON.stringify(value)})`
-    : kinds.isFlag(value)
+    : index.has(value)
     ? `must not be a flag (got ${value})`
     : undefined
 
 /**
  * The arguments (after the executable) as @effect/cli is to read them, or the usage error of the first flag
- * whose value is missing, or of a repeatable flag whose value is empty, starts or ends with whitespace, or is a
- * flag's name. Arguments after `--` are left as they are.
+ * whose value is missing, given a second time (unless repeatable), or of a repeatable flag whose value is
+ * empty, starts or ends with whitespace, or is a flag's name. Arguments after `--` are left as they are.
  *
  * @since 0.2.0
  * @category parsing
  */
 export const checked = (
   args: ReadonlyArray<string>,
-  kinds: FlagKinds
+  index: FlagIndex
 ): Either.Either<ReadonlyArray<string>, ValidationError.ValidationError> => {
   const spelled: Array<string> = []
+  const given = new Set<GroupHelp.Flag>()
   for (let at = 0; at < args.length; at++) {
     const arg = args[at] ?? ""
     if (arg === "--") return Either.right([...spelled, ...args.slice(at)])
     const equals = arg.startsWith("--") ? arg.indexOf("=") : -1
-    const flag = equals > 0 ? arg.slice(0, equals) : arg
+    const name = equals > 0 ? arg.slice(0, equals) : arg
+    const flag = index.get(name)
+    if (flag !== undefined && !flag.repeatable) {
+      if (given.has(flag)) return Either.left(invalid(flag, name, "given more than once"))
+      given.add(flag)
+    }
     // `--message=TEXT` and the like are @effect/cli's own to read.
-    if (!kinds.takesValue(flag) || (equals > 0 && !kinds.repeatable(flag))) {
+    if (flag === undefined || !flag.takesValue || (equals > 0 && !flag.repeatable)) {
       spelled.push(arg)
       continue
     }
     const value = equals > 0 ? arg.slice(equals + 1) : args[++at]
-    if (value === undefined) return Either.left(missingValue(flag))
-    const problem = kinds.repeatable(flag) ? repeatableValueProblem(value, kinds) : undefined
-    if (problem !== undefined) return Either.left(invalidValue(flag, problem))
-    spelled.push(flag, value)
+    if (value === undefined) return Either.left(missingValue(name))
+    const problem = flag.repeatable ? repeatableValueProblem(value, index) : undefined
+    if (problem !== undefined) return Either.left(invalid(flag, name, problem))
+    spelled.push(name, value)
   }
   return Either.right(spelled)
 }
