@@ -122,7 +122,14 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-const flagIndex = FlagValues.indexOf(helpLeaves.flatMap((leaf) => GroupHelp.flagsOf(leaf.usage)))
+const flagIndexes = helpLeaves.map((leaf) => ({
+  path: [...leaf.parents, GroupHelp.leafName(leaf) ?? ""],
+  index: FlagValues.indexOf(GroupHelp.flagsOf(leaf.usage))
+}))
+
+// The flags of the command the arguments start with; none for a group or an unknown command.
+const flagsOfCommand = (args: ReadonlyArray<string>): FlagValues.FlagIndex =>
+  flagIndexes.find((command) => command.path.every((name, i) => args[i] === name))?.index ?? new Map()
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
 // fails is reported like any other, without escape codes unless stdout is a terminal and NO_COLOR is not set.
@@ -152,7 +159,7 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   if (args.includes("--wizard")) return Effect.fail(wizardRefused)
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
   if (args.includes("--version")) return printLine(version)
-  return Either.match(FlagValues.checked(args, flagIndex), {
+  return Either.match(FlagValues.checked(args, flagsOfCommand(args)), {
     onLeft: Effect.fail,
     onRight: (spelled) => runCommand([...argv.slice(0, 2), ...spelled])
   })
@@ -211,8 +218,11 @@ export const run = (argv: ReadonlyArray<string>): Effect.Effect<void, CliError, 
 export const main = (
   argv: ReadonlyArray<string>,
   options: Omit<ReportOptions, "format"> = {}
-): Effect.Effect<number, never, CliRequirements> =>
-  toExitCode(run(argv), {
+): Effect.Effect<number, never, CliRequirements> => {
+  const args = argv.slice(2)
+  const flags = flagsOfCommand(args)
+  return toExitCode(run(argv), {
     ...options,
-    format: requestedFormat(argv.slice(2), (arg) => FlagValues.takesValue(flagIndex, arg))
+    format: requestedFormat(args, (arg) => FlagValues.takesValue(flags, arg))
   })
+}

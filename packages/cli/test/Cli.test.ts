@@ -365,6 +365,16 @@ describe("send: command line", () => {
         const result = yield* runCli(args)
         expect([args, result.exitCode, result.stderr, result.calls]).toEqual([args, 2, `${line}\n`, []])
       }
+      // Only the command's own flags: another command's is an unknown argument, as @effect/cli says.
+      const task = ["agent", "session", "a2a", "task", "get", sessionUid, "t"]
+      for (const flags of [["--file", ""], ["--message", "a", "--message", "b"]]) {
+        const result = yield* runCli([...task, ...flags])
+        expect([flags, result.exitCode, result.stderr]).toEqual([
+          flags,
+          2,
+          `Received unknown argument: '${flags[0]}'\n`
+        ])
+      }
       const twice = yield* runCli([...send, "--message", "a", "--reference-task-id", "t1", "--reference-task-id", "t2"])
       expect([twice.exitCode, sentInput(twice.calls)]).toMatchObject([0, { referenceTaskIds: ["t1", "t2"] }])
     }).pipe(Effect.provide(NodeContext.layer)))
