@@ -15,7 +15,7 @@ import * as Either from "effect/Either"
 import type * as GroupHelp from "../GroupHelp.js"
 
 /**
- * The command tree's flags by each of their names (`--output` and `-o` give the same flag).
+ * A command's flags by each of their names (`--output` and `-o` give the same flag).
  *
  * @since 0.2.0
  * @category models
@@ -23,7 +23,7 @@ import type * as GroupHelp from "../GroupHelp.js"
 export type FlagIndex = ReadonlyMap<string, GroupHelp.Flag>
 
 /**
- * The index of the given flags (every command's, as `GroupHelp.flagsOf` reads them).
+ * The index of a command's flags (as `GroupHelp.flagsOf` reads them).
  *
  * @since 0.2.0
  * @category constructors
