@@ -434,6 +434,15 @@ describe("send: command line", () => {
         attachments: [{ filename: "note.txt", mediaType: "text/plain" }]
       })
       expect(result.stdout).toBe("Hello\nWorld\n")
+      // An empty value after `=` is checked like any other value.
+      yield* refused(
+        [...send, "--message", "a", "--response-kind="],
+        /^Expected one of the following cases: message, task/
+      )
+      yield* refused(
+        [...send, "--message", "a", "--timeout="],
+        `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "")`
+      )
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("--wizard is a usage error (its prompts would take stdout and wait for a terminal), anywhere", () =>

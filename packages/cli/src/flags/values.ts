@@ -4,8 +4,8 @@
  * flag makes @effect/cli name some other argument as unknown (`-o text --message` names `-o`), and it drops a
  * repeatable flag's missing or empty value without a word: `--file "$path"` with an empty `$path` would send the
  * message without its file. It also trims a repeatable flag's values, reads a flag's name as that flag wherever
- * it stands, and does not read `--file=PATH`: a value it would change or misread is refused, and `--file=PATH`
- * reaches it as `--file PATH`.
+ * it stands, and does not read `--file=PATH` (nor `--message=`, empty): a value it would change or misread is
+ * refused, and `--file=PATH` reaches it as `--file PATH`.
  *
  * @since 0.2.0
  */
@@ -80,8 +80,7 @@ export const checked = (
       if (given.has(flag)) return Either.left(invalid(flag, name, "given more than once"))
       given.add(flag)
     }
-    // `--message=TEXT` and the like are @effect/cli's own to read.
-    if (flag === undefined || !flag.takesValue || (equals > 0 && !flag.repeatable)) {
+    if (flag === undefined || !flag.takesValue) {
       spelled.push(arg)
       continue
     }
@@ -89,7 +88,9 @@ export const checked = (
     if (value === undefined) return Either.left(missingValue(name))
     const problem = flag.repeatable ? repeatableValueProblem(value, index) : undefined
     if (problem !== undefined) return Either.left(invalid(flag, name, problem))
-    spelled.push(name, value)
+    // `--message=TEXT` stays whole, or a TEXT such as `--file` would be read as that flag; `--message=` it ignores.
+    if (equals > 0 && !flag.repeatable && value !== "") spelled.push(arg)
+    else spelled.push(name, value)
   }
   return Either.right(spelled)
 }
