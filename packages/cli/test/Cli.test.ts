@@ -409,10 +409,36 @@ describe("send: command line", () => {
         "Invalid reference-task-id: must not be a flag (got --file)"
       )
       yield* refused([...send, "--message", "a", "--file", "--debug"], "Invalid file: must not be a flag (got --debug)")
+      yield* refused(
+        [...send, "--message", "a", "--reference-task-id", "--message-file=/etc/hostname"],
+        "Invalid reference-task-id: must not be a flag (got --message-file=/etc/hostname)"
+      )
       // Another flag's value is that flag's own, whatever it reads like.
       const quoted = yield* runCli([...send, "--message", "--file", "--reference-task-id", "-task-7"])
       expect([quoted.exitCode, quoted.stderr]).toEqual([0, ""])
       expect(sentInput(quoted.calls)).toMatchObject({ message: "--file", referenceTaskIds: ["-task-7"] })
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("a flag's value is the word after it, whatever it reads like, whichever flag it is", () =>
+    Effect.gen(function*() {
+      // A Task id from the platform that reads like a flag, given as scripts give ids.
+      const hostileId = "--message-file=/etc/hostname"
+      const answer = yield* tempFile("answer.txt", "eu-west")
+      const idFirst = ["--task-id", hostileId, "--message-file", answer]
+      const idLast = ["--message-file", answer, "--task-id", hostileId]
+      for (const flags of [idFirst, idLast]) {
+        const sent = yield* runCli([...send, "--response-kind", "task", ...flags])
+        expect([flags, sent.exitCode, sent.stderr]).toEqual([flags, 0, ""])
+        expect(sentInput(sent.calls)).toMatchObject({ taskId: hostileId, message: "eu-west" })
+      }
+      const typed = yield* runCli([...send, "--message", "a", "--timeout", "--message"])
+      expect([typed.exitCode, typed.stderr]).toEqual([
+        2,
+        `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "--message")\n`
+      ])
+      const short = yield* runCli([...send, "--message", "a", "--message-id", "-o", "-o", "text"])
+      expect([short.exitCode, short.stdout]).toEqual([0, "Hello\nWorld\n"])
+      expect(sentInput(short.calls)).toMatchObject({ messageId: "-o" })
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("--flag=VALUE works for every flag, the repeatable ones too", () =>
@@ -434,6 +460,20 @@ describe("send: command line", () => {
         attachments: [{ filename: "note.txt", mediaType: "text/plain" }]
       })
       expect(result.stdout).toBe("Hello\nWorld\n")
+      // The value after `=` is kept as given: several lines, spaces around it, another flag's name.
+      const values = [
+        "line one\nline two",
+        "- a list\n- of two",
+        "--message-file=/etc/hostname\n",
+        "  padded  ",
+        "--file",
+        "a=b"
+      ]
+      for (const text of values) {
+        const sent = yield* runCli([...send, `--message=${text}`])
+        expect([text, sent.exitCode, sent.stderr]).toEqual([text, 0, ""])
+        expect(sentInput(sent.calls)).toMatchObject({ message: text })
+      }
       // An empty value after `=` is checked like any other value.
       yield* refused(
         [...send, "--message", "a", "--response-kind="],

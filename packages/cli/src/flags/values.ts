@@ -1,11 +1,16 @@
 /**
- * Every flag that takes a value is given one, and no flag but a repeatable one twice, checked before @effect/cli
- * 0.77.2 parses the command line. There, a second `--message` is an "unknown argument"; without its value, a
- * flag makes @effect/cli name some other argument as unknown (`-o text --message` names `-o`), and it drops a
- * repeatable flag's missing or empty value without a word: `--file "$path"` with an empty `$path` would send the
- * message without its file. It also trims a repeatable flag's values, reads a flag's name as that flag wherever
- * it stands, and does not read `--file=PATH` (nor `--message=`, empty): a value it would change or misread is
- * refused, and `--file=PATH` reaches it as `--file PATH`.
+ * Flag values as this CLI reads them: a flag's value is the word after it (or after its `=`), whatever it reads
+ * like, and @effect/cli 0.77.2 is handed each in a form it reads as that value. Checked before it parses:
+ *
+ * - a flag without its value, and a flag given twice (unless repeatable), are usage errors naming the flag, where
+ *   @effect/cli called another argument unknown (`-o text --message` named `-o`);
+ * - @effect/cli drops a repeatable flag's empty or missing value without a word (`--file "$path"` with an empty
+ *   `$path` would send the message without its file), trims its values and does not read `--file=PATH`: such a
+ *   value is refused, and `--file=PATH` reaches it as `--file PATH`;
+ * - @effect/cli reads a flag's name as that flag wherever it stands, also as another flag's value
+ *   (`--task-id "$id" --message-file -` failed for an id `--message-file=…`): a value that starts with `-` reaches
+ *   it as `--task-id=VALUE`, and a repeatable flag's value that reads as a flag is refused;
+ * - it reads no empty `--message=` and no value of several lines after an `=`: those reach it as two words.
  *
  * @since 0.2.0
  */
@@ -52,9 +57,20 @@ const repeatableValueProblem = (value: string, index: FlagIndex): string | undef
     ? "must not be empty"
     : value.trim() !== value
     ? `must not start or end with whitespace (got ${JSON.stringify(value)})`
-    : index.has(value)
+    : readsAsFlag(value, index)
     ? `must not be a flag (got ${value})`
     : undefined
+
+// What @effect/cli takes for a flag wherever it stands, whichever flag's value it is: `--file`, `--file=a.pdf`.
+const readsAsFlag = (value: string, index: FlagIndex): boolean =>
+  index.has(value) || (value.startsWith("--") && index.has(value.split("=", 1)[0] ?? ""))
+
+// A one-line value that starts with `-` goes as `--task-id=VALUE`, where @effect/cli never reads it as a flag
+// (it reads neither an empty `--task-id=` nor a value of several lines there).
+const spelledFor = (flag: GroupHelp.Flag, given: string, value: string): ReadonlyArray<string> =>
+  !flag.repeatable && value.startsWith("-") && !/[\n\r\u2028\u2029]/.test(value)
+    ? [`--${longName(flag, given)}=${value}`]
+    : [given, value]
 
 /**
  * The arguments (after the executable) as @effect/cli is to read them, or the usage error of the first flag
@@ -88,9 +104,7 @@ export const checked = (
     if (value === undefined) return Either.left(missingValue(name))
     const problem = flag.repeatable ? repeatableValueProblem(value, index) : undefined
     if (problem !== undefined) return Either.left(invalid(flag, name, problem))
-    // `--message=TEXT` stays whole, or a TEXT such as `--file` would be read as that flag; `--message=` it ignores.
-    if (equals > 0 && !flag.repeatable && value !== "") spelled.push(arg)
-    else spelled.push(name, value)
+    spelled.push(...spelledFor(flag, name, value))
   }
   return Either.right(spelled)
 }
