@@ -11,6 +11,7 @@ import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
 import { A2AInputError } from "./A2AError.js"
 import { currentConnectPhase } from "./internal/connectPhase.js"
+import { describeValue } from "./internal/describeValue.js"
 
 /**
  * @since 0.1.0
@@ -75,7 +76,7 @@ const budgetOf = (value: Timeout): Effect.Effect<Budget, A2AInputError> => {
     new A2AInputError({
       field: "timeout",
       reason: `must be a positive, finite number of seconds or a [connect, read] pair of them (got ${
-        JSON.stringify(value)
+        describeValue(value)
       })`
     })
   )

@@ -26,6 +26,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "./A2AClient.js"
 import * as A2AError from "./A2AError.js"
+import { describeValue } from "./internal/describeValue.js"
 import * as Proxy from "./internal/proxy.js"
 import * as UndiciHttpClient from "./internal/undiciHttpClient.js"
 import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
@@ -77,7 +78,7 @@ const validConnections = (options: HttpClientOptions): Effect.Effect<Undici.Agen
     : Effect.die(
       new A2AError.A2AInputError({
         field: "maxConnectionsPerOrigin",
-        reason: `must be a positive integer (got ${String(value)})`
+        reason: `must be a positive integer (got ${describeValue(value)})`
       })
     )
 }

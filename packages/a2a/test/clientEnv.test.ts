@@ -119,6 +119,12 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
         field: "maxResponseBytes",
         reason: "must be a positive integer number of bytes (got 0)"
       })
+      // An untyped caller's value is quoted by its kind, where `String` would throw.
+      expect(yield* refused({ maxResponseBytes: Object.create(null) as number })).toEqual({
+        _tag: "A2AInputError",
+        field: "maxResponseBytes",
+        reason: "must be a positive integer number of bytes (got {})"
+      })
     })))
 })
 

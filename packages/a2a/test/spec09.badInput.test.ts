@@ -165,6 +165,90 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })
 
+describe("rules: bad input of any JavaScript type is an A2AInputError, never a crash (SPEC §9)", () => {
+  const circular: Record<string, unknown> = {}
+  circular["self"] = circular
+
+  it.effect("an input that is not an object → A2AInputError input, nothing sent", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const reasons: Array<string> = []
+      for (const input of [null, undefined, "Hello", 12, ["Hello"]]) {
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, input as unknown as SendA2AMessageInput))
+        expect([input, error._tag, error._tag === "A2AInputError" && error.field]).toEqual([
+          input,
+          "A2AInputError",
+          "input"
+        ])
+        reasons.push(error.message)
+      }
+      expect(reasons[2]).toContain(`must be an object such as { message: "…" } (got "Hello")`)
+      yield* nothingSent
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("a value JSON cannot write (a bigint, a circular object) is quoted by its kind in the error", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string, string]> = [
+        [{ message: "hi", timeout: 10n }, "timeout", "(got 10n)"],
+        [{ message: "hi", timeout: [circular, 1] }, "timeout", "(got a list)"],
+        [{ message: "hi", messageId: circular }, "messageId", "(got an object)"],
+        [{ message: "hi", responseKind: 5n }, "responseKind", "(got 5n)"],
+        [{ message: "hi", responseKind: Symbol.for("task") }, "responseKind", "(got Symbol(task))"],
+        [{ message: "hi", responseKind: "task", taskId: 5n }, "taskId", "(got 5n)"],
+        [{ message: "hi", strictDictionary: true, jsonRepairAttempts: 2n }, "jsonRepairAttempts", "(got 2n)"]
+      ]
+      for (const [input, field, got] of cases) {
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped(input)))
+        expect([field, error._tag, error._tag === "A2AInputError" && error.field]).toEqual([
+          field,
+          "A2AInputError",
+          field
+        ])
+        expect(error.message).toContain(got)
+      }
+      const uid = yield* Effect.flip(a2a.sendA2AMessage(10n as unknown as string, { message: "hi" }))
+      expect(uid.message).toContain("must be a UUID (got 10n)")
+      const task = yield* Effect.flip(a2a.getA2ATask(sessionUid, "t-1", { timeout: 10n as unknown as number }))
+      expect(task.message).toContain("(got 10n)")
+      yield* nothingSent
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("strictDictionary that is not a boolean → A2AInputError strictDictionary, never read as false", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const error = yield* Effect.flip(
+        a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", strictDictionary: "yes" }))
+      )
+      expect({ ...error }).toEqual({
+        _tag: "A2AInputError",
+        field: "strictDictionary",
+        reason: `must be true or false (got "yes")`
+      })
+      yield* nothingSent
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("attachments that are not a list of { filename, mediaType, bytes } → A2AInputError attachments", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const bytes = new Uint8Array([1, 2, 3])
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        ["report.pdf", `must be a list of attachments (got "report.pdf")`],
+        [[null], "must hold { filename, mediaType, bytes } (at index 0)"],
+        [[{ filename: "a.pdf", bytes }, "b.pdf"], "must hold { filename, mediaType, bytes } (at index 1)"],
+        [[{ filename: 7, mediaType: "text/plain", bytes }], "must hold { filename, mediaType, bytes } (at index 0)"],
+        [[{ filename: "a.pdf", bytes: "AQID" }], "a.pdf: bytes must be a Uint8Array"],
+        [[{ filename: "a.pdf", bytes: [1, 2, 3] }], "a.pdf: bytes must be a Uint8Array"],
+        [[{ filename: "a.txt", mediaType: 5, bytes }], "a.txt: mediaType must be a string"]
+      ]
+      for (const [attachments, reason] of cases) {
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", attachments })))
+        expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "attachments", reason })
+      }
+      yield* nothingSent
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+})
+
 describe("rules: the generated messageId (SPEC §2)", () => {
   it.effect("msg-<uuid v4>: version 4 and the RFC 4122 variant for every draw, 128 bits spread over the hex", () =>
     Effect.gen(function*() {

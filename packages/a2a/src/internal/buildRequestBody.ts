@@ -8,6 +8,7 @@ import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
+import { describeValue } from "./describeValue.js"
 import type { SendA2AMessageInput } from "./options.js"
 
 const utf8 = new TextEncoder()
@@ -36,8 +37,18 @@ export const validateSessionUid = (agentSessionUid: string): Effect.Effect<strin
   const uid = typeof agentSessionUid === "string" ? agentSessionUid.trim() : ""
   return uuidPattern.test(uid)
     ? Effect.succeed(uid)
-    : Effect.fail(inputError("agentSessionUid", `must be a UUID (got ${JSON.stringify(agentSessionUid)})`))
+    : Effect.fail(inputError("agentSessionUid", `must be a UUID (got ${describeValue(agentSessionUid)})`))
 }
+
+/**
+ * The input of a send must be an object (`{ message: "…" }`), whatever an untyped caller passes.
+ *
+ * @internal
+ */
+export const validateInput = (input: SendA2AMessageInput): Effect.Effect<SendA2AMessageInput, A2AInputError> =>
+  typeof input === "object" && input !== null && !Array.isArray(input)
+    ? Effect.succeed(input)
+    : Effect.fail(inputError("input", `must be an object such as { message: "…" } (got ${describeValue(input)})`))
 
 /** @internal */
 export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputError> => {
@@ -88,7 +99,7 @@ const checkMessageId = (messageId: string): Checked<string> => {
   return messageIdPattern.test(id)
     ? Either.right(id)
     : Either.left(
-      inputError("messageId", `must match ^[A-Za-z0-9._:-]{1,128}$ after trimming (got ${JSON.stringify(messageId)})`)
+      inputError("messageId", `must match ^[A-Za-z0-9._:-]{1,128}$ after trimming (got ${describeValue(messageId)})`)
     )
 }
 
@@ -97,7 +108,7 @@ const checkResponseKind = (kind: string | undefined): Checked<A2AProtocol.Respon
     ? Either.right("message")
     : kind === "task"
     ? Either.right("task")
-    : Either.left(inputError("responseKind", `must be "message" or "task" (got ${JSON.stringify(kind)})`))
+    : Either.left(inputError("responseKind", `must be "message" or "task" (got ${describeValue(kind)})`))
 
 /**
  * A follow-up turn is a Task-mode send (SPEC §7, §9): a `taskId` needs an explicit `responseKind: "task"`.
@@ -108,7 +119,7 @@ const checkTaskId = (
 ): Checked<string | undefined> => {
   if (taskId === undefined) return Either.right(undefined)
   const id = typeof taskId === "string" ? taskId.trim() : ""
-  if (id === "") return Either.left(inputError("taskId", `must not be blank (got ${JSON.stringify(taskId)})`))
+  if (id === "") return Either.left(inputError("taskId", `must not be blank (got ${describeValue(taskId)})`))
   return responseKind === "task"
     ? Either.right(id)
     : Either.left(
@@ -132,7 +143,21 @@ const checkRepairAttempts = (attempts: number | undefined): Checked<number> =>
     ? Either.right(3)
     : Number.isInteger(attempts) && attempts >= 1
     ? Either.right(attempts)
-    : Either.left(inputError("jsonRepairAttempts", `must be an integer ≥ 1 (got ${String(attempts)})`))
+    : Either.left(inputError("jsonRepairAttempts", `must be an integer ≥ 1 (got ${describeValue(attempts)})`))
+
+const checkStrictDictionary = (strict: boolean | undefined): Checked<boolean> =>
+  strict === undefined || typeof strict === "boolean"
+    ? Either.right(strict === true)
+    : Either.left(inputError("strictDictionary", `must be true or false (got ${describeValue(strict)})`))
+
+const checkAttachmentList = (
+  attachments: ReadonlyArray<Attachment.Attachment> | undefined
+): Checked<ReadonlyArray<Attachment.Attachment>> =>
+  attachments === undefined
+    ? Either.right([])
+    : Array.isArray(attachments)
+    ? Either.right(attachments)
+    : Either.left(inputError("attachments", `must be a list of attachments (got ${describeValue(attachments)})`))
 
 /** The input's fields that need no effect to check, in the order their errors are reported. */
 const checkFields = (input: SendA2AMessageInput) => {
@@ -144,12 +169,25 @@ const checkFields = (input: SendA2AMessageInput) => {
       responseKind: Either.right(responseKind),
       taskId: checkTaskId(input.taskId, responseKind),
       referenceTaskIds: checkReferenceTaskIds(input.referenceTaskIds),
-      jsonRepairAttempts: checkRepairAttempts(input.jsonRepairAttempts)
+      strictDictionary: checkStrictDictionary(input.strictDictionary),
+      jsonRepairAttempts: checkRepairAttempts(input.jsonRepairAttempts),
+      attachments: checkAttachmentList(input.attachments)
     }))
 }
 
-const attachmentPart = (attachment: Attachment.Attachment) =>
+// An untyped caller's attachment must at least have the shape of one.
+const checkAttachment = (attachment: Attachment.Attachment, index: number): Checked<Attachment.Attachment> =>
+  typeof attachment !== "object" || attachment === null || typeof attachment.filename !== "string"
+    ? Either.left(inputError("attachments", `must hold { filename, mediaType, bytes } (at index ${index})`))
+    : !(attachment.bytes instanceof Uint8Array)
+    ? Either.left(inputError("attachments", `${attachment.filename}: bytes must be a Uint8Array`))
+    : attachment.mediaType !== undefined && typeof attachment.mediaType !== "string"
+    ? Either.left(inputError("attachments", `${attachment.filename}: mediaType must be a string`))
+    : Either.right(attachment)
+
+const attachmentPart = (given: Attachment.Attachment, index: number) =>
   Effect.gen(function*() {
+    const attachment = yield* checkAttachment(given, index)
     yield* Attachment.checkSize(attachment.filename, attachment.bytes.byteLength)
     const mediaType = yield* Attachment.resolveMediaType(attachment.filename, attachment.mediaType)
     return { raw: encodeBase64(attachment.bytes), filename: attachment.filename, mediaType }
@@ -162,7 +200,7 @@ const noParts: ReadonlyArray<FilePart> = []
 /**
  * Validates the input and builds the body of SPEC §2 as bytes. `agentSessionUid` must already be validated.
  * The fields are checked in order (the first bad one is the error): the message, `responseKind`, `taskId`,
- * `referenceTaskIds`, `jsonRepairAttempts`, the attachments, `messageId`.
+ * `referenceTaskIds`, `strictDictionary`, `jsonRepairAttempts`, the attachments, `messageId`.
  *
  * @internal
  */
@@ -173,18 +211,17 @@ export const buildRequestBody = (
   Effect.suspend((): Effect.Effect<RequestBody, A2AInputError> => {
     const fields = checkFields(input)
     if (Either.isLeft(fields)) return Effect.fail(fields.left)
-    const { jsonRepairAttempts, referenceTaskIds, responseKind, taskId } = fields.right
+    const { attachments: given, jsonRepairAttempts, referenceTaskIds, responseKind, strictDictionary, taskId } =
+      fields.right
     const attachments: Effect.Effect<ReadonlyArray<FilePart>, A2AInputError> =
       // Stryker disable next-line ConditionalExpression: equivalent: forEach over no attachments gives no parts
-      input.attachments === undefined || input.attachments.length === 0
-        ? Effect.succeed(noParts)
-        : Effect.forEach(input.attachments, attachmentPart)
+      given.length === 0 ? Effect.succeed(noParts) : Effect.forEach(given, attachmentPart)
     return Effect.flatMap(attachments, (parts) => {
       const messageId = input.messageId === undefined
         ? Effect.map(randomUuidV4, (uuid) => `msg-${uuid}`)
         : checkMessageId(input.messageId)
       return Effect.flatMap(messageId, (messageId) => {
-        const strict = input.strictDictionary === true
+        const strict = strictDictionary
         const body = {
           message: {
             messageId,

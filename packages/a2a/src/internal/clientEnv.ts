@@ -13,6 +13,7 @@ import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as backendClient from "./backendClient.js"
 import { bearerTokenProblem } from "./bearerToken.js"
 import { type Call, makeSessionState, type SessionState } from "./callContext.js"
+import { describeValue } from "./describeValue.js"
 import { backendUrlProblem, withoutTrailingSlashes } from "./httpUrl.js"
 import type { A2AClientOptions } from "./options.js"
 import { sha256Hex } from "./sha256.js"
@@ -136,7 +137,7 @@ const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2
     return Effect.fail(
       new A2AError.A2AInputError({
         field: "maxResponseBytes",
-        reason: `must be a positive integer number of bytes (got ${String(max)})`
+        reason: `must be a positive integer number of bytes (got ${describeValue(max)})`
       })
     )
   }

@@ -7,7 +7,7 @@ import * as A2AProgress from "../A2AProgress.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { withinCallBudget } from "./budget.js"
-import { buildRequestBody, validateSessionUid } from "./buildRequestBody.js"
+import { buildRequestBody, validateInput, validateSessionUid } from "./buildRequestBody.js"
 import type { ClientEnv } from "./clientEnv.js"
 import { ensureTaskSupport } from "./ensureTaskSupport.js"
 import { obtainAccess } from "./obtainAccess.js"
@@ -20,11 +20,12 @@ import * as Telemetry from "./telemetry.js"
 export const sendMessage = (
   env: ClientEnv,
   agentSessionUid: string,
-  input: SendA2AMessageInput
+  given: SendA2AMessageInput
 ): Effect.Effect<A2AProtocol.Message | A2AProtocol.Task, A2AError.SendError> =>
   Effect.gen(function*() {
     yield* env.ready
     const uid = yield* validateSessionUid(agentSessionUid)
+    const input = yield* validateInput(given)
     const budget = yield* Timeout.toBudget(input.timeout)
     // 1. the exact bytes of the request
     const body = yield* buildRequestBody(uid, input)

@@ -1,0 +1,42 @@
+/**
+ * A value as an input error quotes it (`must be a UUID (got 12)`). An untyped caller may pass anything: a
+ * `bigint` or a circular object, which `JSON.stringify` throws on, or a text of megabytes. Never throws.
+ */
+
+/** @internal */
+export const maxQuotedLength = 256
+
+/**
+ * A string as JSON (at most {@link maxQuotedLength} characters of it, then `…`), a small array or object as
+ * JSON, anything else by its kind or `String`.
+ *
+ * @internal
+ */
+export const describeValue = (value: unknown): string => {
+  switch (typeof value) {
+    case "string":
+      return value.length > maxQuotedLength
+        ? `${JSON.stringify(value.slice(0, maxQuotedLength))}…`
+        : JSON.stringify(value)
+    case "bigint":
+      return `${value}n`
+    case "function":
+      return "a function"
+    case "object": {
+      if (value === null) return "null"
+      const json = jsonOf(value)
+      return json !== undefined && json.length <= maxQuotedLength ? json : Array.isArray(value) ? "a list" : "an object"
+    }
+    default:
+      // number, boolean, symbol, undefined
+      return String(value)
+  }
+}
+
+const jsonOf = (value: object): string | undefined => {
+  try {
+    return JSON.stringify(value)
+  } catch {
+    return undefined
+  }
+}
