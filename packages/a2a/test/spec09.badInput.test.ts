@@ -235,6 +235,8 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
       const cases: ReadonlyArray<readonly [unknown, string]> = [
         ["report.pdf", `must be a list of attachments (got "report.pdf")`],
         [[null], "must hold { filename, mediaType, bytes } (at index 0)"],
+        [[undefined], "must hold { filename, mediaType, bytes } (at index 0)"],
+        [[12], "must hold { filename, mediaType, bytes } (at index 0)"],
         [[{ filename: "a.pdf", bytes }, "b.pdf"], "must hold { filename, mediaType, bytes } (at index 1)"],
         [[{ filename: 7, mediaType: "text/plain", bytes }], "must hold { filename, mediaType, bytes } (at index 0)"],
         [[{ filename: "a.pdf", bytes: "AQID" }], "a.pdf: bytes must be a Uint8Array"],

@@ -177,7 +177,7 @@ const checkFields = (input: SendA2AMessageInput) => {
 
 // An untyped caller's attachment must at least have the shape of one.
 const checkAttachment = (attachment: Attachment.Attachment, index: number): Checked<Attachment.Attachment> =>
-  typeof attachment !== "object" || attachment === null || typeof attachment.filename !== "string"
+  typeof attachment?.filename !== "string"
     ? Either.left(inputError("attachments", `must hold { filename, mediaType, bytes } (at index ${index})`))
     : !(attachment.bytes instanceof Uint8Array)
     ? Either.left(inputError("attachments", `${attachment.filename}: bytes must be a Uint8Array`))

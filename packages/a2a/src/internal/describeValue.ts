@@ -2,6 +2,7 @@
  * A value as an input error quotes it (`must be a UUID (got 12)`). An untyped caller may pass anything: a
  * `bigint` or a circular object, which `JSON.stringify` throws on, or a text of megabytes. Never throws.
  */
+import * as Either from "effect/Either"
 
 /** @internal */
 export const maxQuotedLength = 256
@@ -23,20 +24,11 @@ export const describeValue = (value: unknown): string => {
     case "function":
       return "a function"
     case "object": {
-      if (value === null) return "null"
-      const json = jsonOf(value)
+      const json = Either.getOrUndefined(Either.try(() => JSON.stringify(value)))
       return json !== undefined && json.length <= maxQuotedLength ? json : Array.isArray(value) ? "a list" : "an object"
     }
     default:
       // number, boolean, symbol, undefined
       return String(value)
-  }
-}
-
-const jsonOf = (value: object): string | undefined => {
-  try {
-    return JSON.stringify(value)
-  } catch {
-    return undefined
   }
 }
