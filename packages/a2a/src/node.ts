@@ -128,6 +128,14 @@ export const proxyConfig: Config.Config<{
 })
 
 const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySettings, ConfigError.ConfigError> => {
+  if (options.noProxy !== undefined && typeof options.noProxy !== "string") {
+    return Effect.fail(
+      ConfigError.InvalidData(
+        ["noProxy"],
+        `The noProxy option must be a string (got ${describeValue(options.noProxy)})`
+      )
+    )
+  }
   const proxy = options.proxy ?? "environment"
   if (proxy === "environment") {
     return Effect.map(proxyConfig, (env) => ({
@@ -137,7 +145,12 @@ const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySet
     }))
   }
   if (proxy === "none") return Effect.succeed(Proxy.direct)
-  return Either.match(Proxy.parseProxyUrl(Redacted.isRedacted(proxy) ? Redacted.value(proxy) : proxy), {
+  const url: unknown = Redacted.isRedacted(proxy) ? Redacted.value(proxy) : proxy
+  // Never quoted: a proxy URL may hold a password.
+  if (typeof url !== "string") {
+    return Effect.fail(ConfigError.InvalidData(["proxy"], `The proxy option must be "environment", "none" or a URL`))
+  }
+  return Either.match(Proxy.parseProxyUrl(url), {
     onLeft: (reason) => Effect.fail(ConfigError.InvalidData(["proxy"], `The proxy option ${reason}`)),
     onRight: (url) =>
       Effect.succeed({ http: Option.some(url), https: Option.some(url), noProxy: options.noProxy ?? "" })

@@ -43,6 +43,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "./A2AClient.js"
+import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import * as A2ANode from "./node.js"
 
@@ -149,21 +150,28 @@ export interface PromiseA2AClient {
   readonly dispose: () => Promise<void>
 }
 
-const redacted = (token: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
-  Redacted.isRedacted(token) ? token : Redacted.make(token)
+// A value of another type is passed on as it is: the client reports it (never quoting a token).
+const redacted = <A>(token: A): A | Redacted.Redacted<string> =>
+  typeof token === "string" ? Redacted.make(token) : token
 
-const toLayerOptions = (options: MakeA2AClientOptions): A2ANode.LayerOptions => ({
-  backendUrl: options.backendUrl,
-  accessToken: redacted(options.accessToken),
-  refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
-  username: options.username,
-  maxResponseBytes: options.maxResponseBytes,
-  maxConnectionsPerOrigin: options.maxConnectionsPerOrigin,
-  proxy: options.proxy === undefined || options.proxy === "environment" || options.proxy === "none"
-    ? options.proxy
-    : redacted(options.proxy),
-  noProxy: options.noProxy
-})
+// Options that are no object (an untyped caller's `null`) are read as none: each call says what is missing.
+const toLayerOptions = (given: MakeA2AClientOptions): A2ANode.LayerOptions => {
+  const options: MakeA2AClientOptions = typeof given === "object" && given !== null
+    ? given
+    : { backendUrl: "", accessToken: "" }
+  return {
+    backendUrl: options.backendUrl,
+    accessToken: redacted(options.accessToken),
+    refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
+    username: options.username,
+    maxResponseBytes: options.maxResponseBytes,
+    maxConnectionsPerOrigin: options.maxConnectionsPerOrigin,
+    proxy: options.proxy === undefined || options.proxy === "environment" || options.proxy === "none"
+      ? options.proxy
+      : redacted(options.proxy),
+    noProxy: options.noProxy
+  }
+}
 
 const interruptedReason = (signal: AbortSignal | undefined, disposed: boolean): unknown =>
   signal?.aborted === true
@@ -216,6 +224,9 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
     call: (client: A2AClient.Service) => Effect.Effect<A, E>,
     signal: AbortSignal | undefined
   ): Promise<A> => {
+    if (signal !== undefined && !(signal instanceof AbortSignal)) {
+      throw new A2AError.A2AInputError({ field: "signal", reason: "must be an AbortSignal" })
+    }
     const exit = await runtime.runPromiseExit(
       Effect.flatMap(A2AClient.A2AClient, call),
       signal === undefined ? undefined : { signal }

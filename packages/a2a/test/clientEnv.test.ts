@@ -59,6 +59,35 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
       return { ...error }
     })
 
+  it.effect("an option of the wrong JavaScript type: named, a token never quoted; no options at all: what is missing", () =>
+    shared(Effect.gen(function*() {
+      const wrong = (options: Record<string, unknown>) => refused(options as Partial<A2AClient.A2AClientOptions>)
+      const token = "must be a string or a Redacted string"
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string, string]> = [
+        [{ backendUrl: 10n }, "backendUrl", "must be a string (got 10n)"],
+        [{ backendUrl: undefined }, "backendUrl", "is missing (set MAINSEQUENCE_ENDPOINT)"],
+        [{ accessToken: 5 }, "accessToken", token],
+        [{ accessToken: Redacted.make(5) }, "accessToken", token],
+        [{ accessToken: undefined }, "accessToken", "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"],
+        [{ refreshToken: 7 }, "refreshToken", token],
+        [{ refreshToken: Redacted.make(["s3cret-refresh"]) }, "refreshToken", token],
+        [{ username: {} }, "username", "must be a string (got {})"],
+        [{ username: 12 }, "username", "must be a string (got 12)"]
+      ]
+      for (const [options, field, reason] of cases) {
+        expect([options, yield* wrong(options)]).toEqual([options, { _tag: "A2AInputError", field, reason }])
+      }
+      for (const none of [null, "https://api.main-sequence.app"]) {
+        const client = yield* A2AClient.make(none as unknown as A2AClient.A2AClientOptions)
+        const error = yield* Effect.flip(client.sendA2AMessage(sessionUid, { message: "hi" }))
+        expect({ ...error }).toEqual({
+          _tag: "A2AInputError",
+          field: "backendUrl",
+          reason: "is missing (set MAINSEQUENCE_ENDPOINT)"
+        })
+      }
+    })))
+
   it.effect("a blank or unusable backend URL, a blank or unsendable access token, a bad maxResponseBytes", () =>
     shared(Effect.gen(function*() {
       for (const backendUrl of ["", "   "]) {
@@ -70,22 +99,6 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
       }
       for (const accessToken of ["", "  ", Redacted.make(" ")]) {
         expect(yield* refused({ accessToken })).toEqual({
-          _tag: "A2AInputError",
-          field: "accessToken",
-          reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
-        })
-      }
-      // What a JavaScript caller or an unset configuration can hand over: not strings at all.
-      const notStrings: ReadonlyArray<unknown> = [undefined, 42]
-      for (const backendUrl of notStrings) {
-        expect(yield* refused({ backendUrl } as unknown as Partial<A2AClient.A2AClientOptions>)).toEqual({
-          _tag: "A2AInputError",
-          field: "backendUrl",
-          reason: "is missing (set MAINSEQUENCE_ENDPOINT)"
-        })
-      }
-      for (const accessToken of notStrings) {
-        expect(yield* refused({ accessToken } as unknown as Partial<A2AClient.A2AClientOptions>)).toEqual({
           _tag: "A2AInputError",
           field: "accessToken",
           reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"

@@ -106,6 +106,40 @@ describe("@mainsequence/a2a/promise", () => {
     }
   })
 
+  it("options of the wrong JavaScript type reject each call by the option's name, never with a TypeError", async () => {
+    const backendUrl = reference.url
+    const accessToken = Redacted.value(demoUserAccessToken)
+    const cases: ReadonlyArray<readonly [unknown, string]> = [
+      [null, "Invalid backendUrl: is missing (set MAINSEQUENCE_ENDPOINT)"],
+      [{ backendUrl: 10n, accessToken }, "Invalid backendUrl: must be a string (got 10n)"],
+      [{ backendUrl }, "Invalid accessToken: is missing (set MAINSEQUENCE_ACCESS_TOKEN)"],
+      [{ backendUrl, accessToken: 5 }, "Invalid accessToken: must be a string or a Redacted string"],
+      [{ backendUrl, accessToken: Redacted.make(5) }, "Invalid accessToken: must be a string or a Redacted string"],
+      [{ backendUrl, accessToken, refreshToken: 7 }, "Invalid refreshToken: must be a string or a Redacted string"],
+      [{ backendUrl, accessToken, username: {} }, "Invalid username: must be a string (got {})"],
+      [{ backendUrl, accessToken, proxy: 5 }, `The proxy option must be "environment", "none" or a URL`],
+      [{ backendUrl, accessToken, noProxy: 5 }, "The noProxy option must be a string (got 5)"]
+    ]
+    for (const [options, message] of cases) {
+      const wrong = makeA2AClient(options as Parameters<typeof makeA2AClient>[0])
+      try {
+        const error = await wrong.sendA2AMessage(demoSessionUids.ready, { message: "hi" }).catch((e: unknown) => e)
+        expect(error).toBeInstanceOf(Error)
+        expect(error).not.toBeInstanceOf(TypeError)
+        expect(String(error)).toContain(message)
+      } finally {
+        await wrong.dispose()
+      }
+    }
+    const messageId = `m-${randomUUID()}`
+    const signal = await client.sendA2AMessage(demoSessionUids.ready, { message: "hi", messageId }, {
+      signal: 5 as unknown as AbortSignal
+    }).catch((e: unknown) => e)
+    expect(signal).toEqual(new A2AError.A2AInputError({ field: "signal", reason: "must be an AbortSignal" }))
+    const log = await Effect.runPromise(reference.platform.requestLog)
+    expect(log.some((entry) => entry.messageId === messageId)).toBe(false)
+  })
+
   it("dispose() while a send waits for the Agent: it rejects as interrupted, not as a failed connection", async () => {
     const other = makeA2AClient({ backendUrl: reference.url, accessToken: Redacted.value(demoUserAccessToken) })
     const messageId = `m-${randomUUID()}`

@@ -105,16 +105,52 @@ interface RedactedOptions extends Omit<A2AClientOptions, "accessToken" | "refres
 }
 
 const redactAtOnce = (token: string | Redacted.Redacted<string> | undefined): Redacted.Redacted<string> | undefined =>
-  typeof token === "string" ? Redacted.make(token) : Redacted.isRedacted(token) ? token : undefined
+  typeof token === "string"
+    ? Redacted.make(token)
+    : Redacted.isRedacted(token) && typeof Redacted.value(token) === "string"
+    ? token
+    : undefined
 
-const redactOptions = (options: A2AClientOptions): RedactedOptions => ({
-  ...options,
-  accessToken: redactAtOnce(options.accessToken),
-  refreshToken: redactAtOnce(options.refreshToken)
-})
+// An untyped caller's options that are no object are read as none: every call reports what is missing.
+const asObject = (given: A2AClientOptions): Partial<A2AClientOptions> =>
+  typeof given === "object" && given !== null ? given : {}
 
-const checkOptions = (options: RedactedOptions): Effect.Effect<void, A2AError.A2AInputError> => {
-  if (typeof options.backendUrl !== "string" || options.backendUrl.trim() === "") {
+const redactOptions = (given: A2AClientOptions): RedactedOptions => {
+  const options = asObject(given)
+  return {
+    ...options,
+    backendUrl: options.backendUrl ?? "",
+    accessToken: redactAtOnce(options.accessToken),
+    refreshToken: redactAtOnce(options.refreshToken)
+  }
+}
+
+const notAString = (field: string, value: unknown): A2AError.A2AInputError =>
+  new A2AError.A2AInputError({ field, reason: `must be a string (got ${describeValue(value)})` })
+
+// A token's value is never quoted, whatever its type.
+const notAToken = (field: string): A2AError.A2AInputError =>
+  new A2AError.A2AInputError({ field, reason: "must be a string or a Redacted string" })
+
+/** The option of an untyped caller that has a wrong type, before what the options hold is checked. */
+const optionTypeProblem = (given: A2AClientOptions, options: RedactedOptions): A2AError.A2AInputError | undefined =>
+  typeof options.backendUrl !== "string"
+    ? notAString("backendUrl", options.backendUrl)
+    : asObject(given).accessToken !== undefined && options.accessToken === undefined
+    ? notAToken("accessToken")
+    : asObject(given).refreshToken !== undefined && options.refreshToken === undefined
+    ? notAToken("refreshToken")
+    : options.username !== undefined && typeof options.username !== "string"
+    ? notAString("username", options.username)
+    : undefined
+
+const checkOptions = (
+  given: A2AClientOptions,
+  options: RedactedOptions
+): Effect.Effect<void, A2AError.A2AInputError> => {
+  const wrongType = optionTypeProblem(given, options)
+  if (wrongType !== undefined) return Effect.fail(wrongType)
+  if (options.backendUrl.trim() === "") {
     return Effect.fail(
       new A2AError.A2AInputError({ field: "backendUrl", reason: "is missing (set MAINSEQUENCE_ENDPOINT)" })
     )
@@ -165,7 +201,7 @@ export const makeClientEnv = (
       // Stryker disable next-line StringLiteral: equivalent: a non-string backend URL fails every call first
       : ""
     // The cache is scoped by user: the username when known, else a hash of the configured access token.
-    const user = options.username !== undefined && options.username.trim() !== ""
+    const user = typeof options.username === "string" && options.username.trim() !== ""
       ? `user:${options.username.trim()}`
       : `token:${sha256Hex(Redacted.value(accessToken))}`
     const cacheKeys = new Map<string, string>()
@@ -173,7 +209,7 @@ export const makeClientEnv = (
       client,
       backend,
       cache,
-      ready: checkOptions(options),
+      ready: checkOptions(clientOptions, options),
       maxResponseBytes,
       sessions: makeSessionRegistry(),
       resolutions: yield* FiberSet.make(),
