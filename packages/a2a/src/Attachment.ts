@@ -7,6 +7,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import { A2AInputError } from "./A2AError.js"
+import { describeValue } from "./internal/describeValue.js"
 
 /**
  * @since 0.1.0
@@ -52,6 +53,14 @@ export const resolveMediaType = (
   filename: string,
   mediaType?: string | undefined
 ): Effect.Effect<string, A2AInputError> => {
+  if (mediaType !== undefined && typeof mediaType !== "string") {
+    return Effect.fail(
+      new A2AInputError({
+        field: "attachments",
+        reason: `${filename}: mediaType must be a string (got ${describeValue(mediaType)})`
+      })
+    )
+  }
   const given = mediaType?.trim()
   if (given !== undefined && given !== "") return Effect.succeed(given)
   if (filename.toLowerCase().endsWith(".pdf")) return Effect.succeed("application/pdf")
@@ -75,10 +84,20 @@ export const fromBytes = (
   mediaType?: string | undefined
 ): Effect.Effect<Attachment, A2AInputError> =>
   Effect.gen(function*() {
+    // What an untyped caller may pass: the checks below need a name and bytes.
+    if (typeof filename !== "string") {
+      return yield* notAString("a file name", filename)
+    }
+    if (!(bytes instanceof Uint8Array)) {
+      return yield* new A2AInputError({ field: "attachments", reason: `${filename}: bytes must be a Uint8Array` })
+    }
     yield* checkSize(filename, bytes.byteLength)
     const type = yield* resolveMediaType(filename, mediaType)
     return { filename, mediaType: type, bytes }
   })
+
+const notAString = (what: string, value: unknown) =>
+  new A2AInputError({ field: "attachments", reason: `${what} must be a string (got ${describeValue(value)})` })
 
 const baseName = (path: string): string => path.split(/[\\/]/).filter((s) => s !== "").pop() ?? path
 
@@ -94,6 +113,7 @@ export const fromPath = (
   mediaType?: string | undefined
 ): Effect.Effect<Attachment, A2AInputError, FileSystem.FileSystem> =>
   Effect.gen(function*() {
+    if (typeof path !== "string") return yield* notAString("a path", path)
     const fs = yield* FileSystem.FileSystem
     const filename = baseName(path)
     const type = yield* resolveMediaType(filename, mediaType)

@@ -1,4 +1,5 @@
 // SPEC §9, bad input: a clear error and nothing sent, hostile answers included.
+import * as NodeFileSystem from "@effect/platform-node/NodeFileSystem"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
@@ -11,6 +12,7 @@ import * as Schema from "effect/Schema"
 import type { SendA2AMessageInput } from "../src/A2AClient.js"
 import * as A2AError from "../src/A2AError.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
+import * as Attachment from "../src/Attachment.js"
 import {
   client,
   clientOf,
@@ -241,12 +243,29 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
         [[{ filename: 7, mediaType: "text/plain", bytes }], "must hold { filename, mediaType, bytes } (at index 0)"],
         [[{ filename: "a.pdf", bytes: "AQID" }], "a.pdf: bytes must be a Uint8Array"],
         [[{ filename: "a.pdf", bytes: [1, 2, 3] }], "a.pdf: bytes must be a Uint8Array"],
-        [[{ filename: "a.txt", mediaType: 5, bytes }], "a.txt: mediaType must be a string"]
+        [[{ filename: "a.txt", mediaType: 5, bytes }], "a.txt: mediaType must be a string (got 5)"]
       ]
       for (const [attachments, reason] of cases) {
         const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", attachments })))
         expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "attachments", reason })
       }
+      // The public constructors answer the same way.
+      const made = [
+        Attachment.fromBytes(7 as unknown as string, bytes),
+        Attachment.fromBytes("a.pdf", "AQID" as unknown as Uint8Array),
+        Attachment.fromBytes("a.txt", bytes, 5 as unknown as string),
+        Attachment.fromPath(7 as unknown as string).pipe(Effect.provide(NodeFileSystem.layer))
+      ]
+      const reasons = yield* Effect.forEach(
+        made,
+        (attachment) => Effect.map(Effect.flip(attachment), (error) => error.reason)
+      )
+      expect(reasons).toEqual([
+        "a file name must be a string (got 7)",
+        "a.pdf: bytes must be a Uint8Array",
+        "a.txt: mediaType must be a string (got 5)",
+        "a path must be a string (got 7)"
+      ])
       yield* nothingSent
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 })

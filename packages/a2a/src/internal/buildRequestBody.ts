@@ -175,22 +175,17 @@ const checkFields = (input: SendA2AMessageInput) => {
     }))
 }
 
-// An untyped caller's attachment must at least have the shape of one.
+// An untyped caller's attachment must at least have the shape of one; `Attachment.fromBytes` checks the rest.
 const checkAttachment = (attachment: Attachment.Attachment, index: number): Checked<Attachment.Attachment> =>
   typeof attachment?.filename !== "string"
     ? Either.left(inputError("attachments", `must hold { filename, mediaType, bytes } (at index ${index})`))
-    : !(attachment.bytes instanceof Uint8Array)
-    ? Either.left(inputError("attachments", `${attachment.filename}: bytes must be a Uint8Array`))
-    : attachment.mediaType !== undefined && typeof attachment.mediaType !== "string"
-    ? Either.left(inputError("attachments", `${attachment.filename}: mediaType must be a string`))
     : Either.right(attachment)
 
 const attachmentPart = (given: Attachment.Attachment, index: number) =>
   Effect.gen(function*() {
-    const attachment = yield* checkAttachment(given, index)
-    yield* Attachment.checkSize(attachment.filename, attachment.bytes.byteLength)
-    const mediaType = yield* Attachment.resolveMediaType(attachment.filename, attachment.mediaType)
-    return { raw: encodeBase64(attachment.bytes), filename: attachment.filename, mediaType }
+    const checked = yield* checkAttachment(given, index)
+    const attachment = yield* Attachment.fromBytes(checked.filename, checked.bytes, checked.mediaType)
+    return { raw: encodeBase64(attachment.bytes), filename: attachment.filename, mediaType: attachment.mediaType }
   })
 
 type FilePart = Effect.Effect.Success<ReturnType<typeof attachmentPart>>
