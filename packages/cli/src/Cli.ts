@@ -122,14 +122,13 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-const flagIndexes = helpLeaves.map((leaf) => ({
-  path: [...leaf.parents, GroupHelp.leafName(leaf) ?? ""],
-  index: FlagValues.indexOf(GroupHelp.flagsOf(leaf.usage))
-}))
+const flagIndexes = new Map(helpLeaves.map((leaf) => [leaf, FlagValues.indexOf(GroupHelp.flagsOf(leaf.usage))]))
 
 // The flags of the command the arguments start with; none for a group or an unknown command.
-const flagsOfCommand = (args: ReadonlyArray<string>): FlagValues.FlagIndex =>
-  flagIndexes.find((command) => command.path.every((name, i) => args[i] === name))?.index ?? new Map()
+const flagsOfCommand = (args: ReadonlyArray<string>): FlagValues.FlagIndex => {
+  const leaf = GroupHelp.leafNamed(helpLeaves, args)
+  return (leaf === undefined ? undefined : flagIndexes.get(leaf)) ?? new Map()
+}
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
 // fails is reported like any other, without escape codes unless stdout is a terminal and NO_COLOR is not set.

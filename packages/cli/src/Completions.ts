@@ -45,7 +45,7 @@ const placesOf = (groups: ReadonlyArray<Group>, leaves: ReadonlyArray<GroupHelp.
       flags: [flag("--help"), flag("--version")]
     })),
     ...leaves.map((leaf) => ({
-      path: [...leaf.parents, GroupHelp.leafName(leaf) ?? ""],
+      path: GroupHelp.leafPath(leaf),
       commands: [],
       flags: [...GroupHelp.flagsOf(leaf.usage), flag("--help")]
     }))

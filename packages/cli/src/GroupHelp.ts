@@ -164,13 +164,17 @@ export const requested = (groups: ReadonlyArray<Group>, args: ReadonlyArray<stri
  * @since 0.1.0
  * @category parsing
  */
-export const requestedLeaf = (leaves: ReadonlyArray<Leaf>, args: ReadonlyArray<string>): Leaf | undefined => {
-  if (!args.some(isHelpFlag)) return undefined
-  const path = args.filter((arg) => !isHelpFlag(arg))
-  return leaves.find((entry) =>
-    samePath(entry.parents, path.slice(0, entry.parents.length)) && leafName(entry) === path[entry.parents.length]
-  )
-}
+export const requestedLeaf = (leaves: ReadonlyArray<Leaf>, args: ReadonlyArray<string>): Leaf | undefined =>
+  args.some(isHelpFlag) ? leafNamed(leaves, args.filter((arg) => !isHelpFlag(arg))) : undefined
+
+/**
+ * The runnable command the arguments (after the executable) start with: its full path, then anything.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const leafNamed = (leaves: ReadonlyArray<Leaf>, args: ReadonlyArray<string>): Leaf | undefined =>
+  leaves.find((entry) => leafPath(entry).every((name, i) => args[i] === name))
 
 const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc.toAnsiText(doc)).trim()
 
@@ -181,6 +185,14 @@ const plain = (doc: HelpDoc.HelpDoc): string => stripVTControlCharacters(HelpDoc
  * @category parsing
  */
 export const leafName = (entry: Leaf): string | undefined => named(entry.usage)[0]?.usage.names[0]
+
+/**
+ * A command's full path below the executable (`agent session a2a send`).
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const leafPath = (entry: Leaf): ReadonlyArray<string> => [...entry.parents, leafName(entry) ?? ""]
 
 // The usage line as text, with each repeatable flag shown optional and repeatable: `[--file PATH]...`.
 const usageText = (entry: Leaf, config: CliConfig.CliConfig): string => {
