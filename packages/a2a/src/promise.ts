@@ -162,7 +162,7 @@ const toLayerOptions = (given: MakeA2AClientOptions): A2ANode.LayerOptions => {
   return {
     backendUrl: options.backendUrl,
     accessToken: redacted(options.accessToken),
-    refreshToken: options.refreshToken === undefined ? undefined : redacted(options.refreshToken),
+    refreshToken: redacted(options.refreshToken),
     username: options.username,
     maxResponseBytes: options.maxResponseBytes,
     maxConnectionsPerOrigin: options.maxConnectionsPerOrigin,

@@ -216,7 +216,6 @@ export const buildRequestBody = (
         ? Effect.map(randomUuidV4, (uuid) => `msg-${uuid}`)
         : checkMessageId(input.messageId)
       return Effect.flatMap(messageId, (messageId) => {
-        const strict = strictDictionary
         const body = {
           message: {
             messageId,
@@ -229,10 +228,10 @@ export const buildRequestBody = (
             parts: [{ text: input.message }, ...parts]
           },
           configuration: {
-            acceptedOutputModes: [strict ? "application/json" : "text/plain"],
+            acceptedOutputModes: [strictDictionary ? "application/json" : "text/plain"],
             responseKind
           },
-          ...(strict
+          ...(strictDictionary
             ? {
               metadata: {
                 [A2AProtocol.outputContractExtensionUri]: {

@@ -115,15 +115,12 @@ const redactAtOnce = (token: string | Redacted.Redacted<string> | undefined): Re
 const asObject = (given: A2AClientOptions): Partial<A2AClientOptions> =>
   typeof given === "object" && given !== null ? given : {}
 
-const redactOptions = (given: A2AClientOptions): RedactedOptions => {
-  const options = asObject(given)
-  return {
-    ...options,
-    backendUrl: options.backendUrl ?? "",
-    accessToken: redactAtOnce(options.accessToken),
-    refreshToken: redactAtOnce(options.refreshToken)
-  }
-}
+const redactOptions = (options: Partial<A2AClientOptions>): RedactedOptions => ({
+  ...options,
+  backendUrl: options.backendUrl ?? "",
+  accessToken: redactAtOnce(options.accessToken),
+  refreshToken: redactAtOnce(options.refreshToken)
+})
 
 const notAString = (field: string, value: unknown): A2AError.A2AInputError =>
   new A2AError.A2AInputError({ field, reason: `must be a string (got ${describeValue(value)})` })
@@ -133,19 +130,22 @@ const notAToken = (field: string): A2AError.A2AInputError =>
   new A2AError.A2AInputError({ field, reason: "must be a string or a Redacted string" })
 
 /** The option of an untyped caller that has a wrong type, before what the options hold is checked. */
-const optionTypeProblem = (given: A2AClientOptions, options: RedactedOptions): A2AError.A2AInputError | undefined =>
+const optionTypeProblem = (
+  given: Partial<A2AClientOptions>,
+  options: RedactedOptions
+): A2AError.A2AInputError | undefined =>
   typeof options.backendUrl !== "string"
     ? notAString("backendUrl", options.backendUrl)
-    : asObject(given).accessToken !== undefined && options.accessToken === undefined
+    : given.accessToken !== undefined && options.accessToken === undefined
     ? notAToken("accessToken")
-    : asObject(given).refreshToken !== undefined && options.refreshToken === undefined
+    : given.refreshToken !== undefined && options.refreshToken === undefined
     ? notAToken("refreshToken")
     : options.username !== undefined && typeof options.username !== "string"
     ? notAString("username", options.username)
     : undefined
 
 const checkOptions = (
-  given: A2AClientOptions,
+  given: Partial<A2AClientOptions>,
   options: RedactedOptions
 ): Effect.Effect<void, A2AError.A2AInputError> => {
   const wrongType = optionTypeProblem(given, options)
@@ -186,7 +186,8 @@ export const makeClientEnv = (
   defaultMaxResponseBytes: number
 ): Effect.Effect<ClientEnv, never, HttpClient.HttpClient | RuntimeAccessCache.RuntimeAccessCache | Scope.Scope> =>
   Effect.gen(function*() {
-    const options = redactOptions(clientOptions)
+    const given = asObject(clientOptions)
+    const options = redactOptions(given)
     const client = yield* HttpClient.HttpClient
     const cache = yield* RuntimeAccessCache.RuntimeAccessCache
     const maxResponseBytes = options.maxResponseBytes ?? defaultMaxResponseBytes
@@ -209,7 +210,7 @@ export const makeClientEnv = (
       client,
       backend,
       cache,
-      ready: checkOptions(clientOptions, options),
+      ready: checkOptions(given, options),
       maxResponseBytes,
       sessions: makeSessionRegistry(),
       resolutions: yield* FiberSet.make(),
