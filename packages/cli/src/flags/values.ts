@@ -17,7 +17,18 @@
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Either from "effect/Either"
-import type * as GroupHelp from "../GroupHelp.js"
+
+/**
+ * What the check needs of a flag (`GroupHelp.Flag` is one).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface Flag {
+  readonly names: ReadonlyArray<string>
+  readonly takesValue: boolean
+  readonly repeatable: boolean
+}
 
 /**
  * A command's flags by each of their names (`--output` and `-o` give the same flag).
@@ -25,7 +36,7 @@ import type * as GroupHelp from "../GroupHelp.js"
  * @since 0.2.0
  * @category models
  */
-export type FlagIndex = ReadonlyMap<string, GroupHelp.Flag>
+export type FlagIndex = ReadonlyMap<string, Flag>
 
 /**
  * The index of a command's flags (as `GroupHelp.flagsOf` reads them).
@@ -33,7 +44,7 @@ export type FlagIndex = ReadonlyMap<string, GroupHelp.Flag>
  * @since 0.2.0
  * @category constructors
  */
-export const indexOf = (flags: ReadonlyArray<GroupHelp.Flag>): FlagIndex =>
+export const indexOf = (flags: ReadonlyArray<Flag>): FlagIndex =>
   new Map(flags.flatMap((flag) => flag.names.map((name) => [name, flag] as const)))
 
 /**
@@ -44,12 +55,12 @@ export const indexOf = (flags: ReadonlyArray<GroupHelp.Flag>): FlagIndex =>
  */
 export const takesValue = (index: FlagIndex, arg: string): boolean => index.get(arg)?.takesValue === true
 
-const longName = (flag: GroupHelp.Flag, given: string): string =>
+const longName = (flag: Flag, given: string): string =>
   (flag.names.find((name) => name.startsWith("--")) ?? given).replace(/^-+/, "")
 
 const missingValue = (given: string) => ValidationError.missingValue(HelpDoc.p(`Missing value for ${given}`))
 
-const invalid = (flag: GroupHelp.Flag, given: string, reason: string) =>
+const invalid = (flag: Flag, given: string, reason: string) =>
   ValidationError.invalidValue(HelpDoc.p(`Invalid ${longName(flag, given)}: ${reason}`))
 
 const repeatableValueProblem = (value: string, index: FlagIndex): string | undefined =>
@@ -67,7 +78,7 @@ const readsAsFlag = (value: string, index: FlagIndex): boolean =>
 
 // A one-line value that starts with `-` goes as `--task-id=VALUE`, where @effect/cli never reads it as a flag
 // (it reads neither an empty `--task-id=` nor a value of several lines there).
-const spelledFor = (flag: GroupHelp.Flag, given: string, value: string): ReadonlyArray<string> =>
+const spelledFor = (flag: Flag, given: string, value: string): ReadonlyArray<string> =>
   !flag.repeatable && value.startsWith("-") && !/[\n\r\u2028\u2029]/.test(value)
     ? [`--${longName(flag, given)}=${value}`]
     : [given, value]
@@ -85,7 +96,7 @@ export const checked = (
   index: FlagIndex
 ): Either.Either<ReadonlyArray<string>, ValidationError.ValidationError> => {
   const spelled: Array<string> = []
-  const given = new Set<GroupHelp.Flag>()
+  const given = new Set<Flag>()
   for (let at = 0; at < args.length; at++) {
     const arg = args[at] ?? ""
     if (arg === "--") return Either.right([...spelled, ...args.slice(at)])
