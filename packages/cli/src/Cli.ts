@@ -122,12 +122,14 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-const flagIndexes = new Map(helpLeaves.map((leaf) => [leaf, FlagValues.indexOf(GroupHelp.flagsOf(leaf.usage))]))
+const flagIndexes = new Map(
+  helpLeaves.map((leaf) => [leaf, FlagValues.indexOf([...GroupHelp.flagsOf(leaf.usage), FlagValues.builtIn])])
+)
 
 // The flags of the command the arguments start with; none for a group or an unknown command.
-const flagsOfCommand = (args: ReadonlyArray<string>): FlagValues.FlagIndex => {
+const flagsOfCommand = (args: ReadonlyArray<string>): FlagValues.FlagIndex | undefined => {
   const leaf = GroupHelp.leafNamed(helpLeaves, args)
-  return (leaf === undefined ? undefined : flagIndexes.get(leaf)) ?? new Map()
+  return leaf === undefined ? undefined : flagIndexes.get(leaf)
 }
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
@@ -158,7 +160,10 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   if (args.includes("--wizard")) return Effect.fail(wizardRefused)
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
   if (args.includes("--version")) return printLine(version)
-  return Either.match(FlagValues.checked(args, flagsOfCommand(args)), {
+  // A group or an unknown command is @effect/cli's to report.
+  const flags = flagsOfCommand(args)
+  if (flags === undefined) return runCommand(argv)
+  return Either.match(FlagValues.checked(args, flags, config), {
     onLeft: Effect.fail,
     onRight: (spelled) => runCommand([...argv.slice(0, 2), ...spelled])
   })
@@ -222,6 +227,6 @@ export const main = (
   const flags = flagsOfCommand(args)
   return toExitCode(run(argv), {
     ...options,
-    format: requestedFormat(args, (arg) => FlagValues.takesValue(flags, arg))
+    format: requestedFormat(args, (arg) => flags !== undefined && FlagValues.takesValue(flags, arg))
   })
 }

@@ -261,8 +261,8 @@ export const hintOf = (described: Described): string => {
   const taskId = stringField(described.details, "taskId")
   const follow = described.type === "A2ATimeoutError" && taskId !== undefined && described.agentSessionUid !== undefined
     ? `Follow the Task with: ${executable} agent session a2a task wait ${shellWord(described.agentSessionUid)} ${
-      shellWord(taskId)
-    }`
+      taskId.startsWith("-") ? "-- " : ""
+    }${shellWord(taskId)}`
     : ""
   return [base, retry, follow].filter((part) => part !== "").join(". ")
 }

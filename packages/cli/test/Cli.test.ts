@@ -365,18 +365,53 @@ describe("send: command line", () => {
         const result = yield* runCli(args)
         expect([args, result.exitCode, result.stderr, result.calls]).toEqual([args, 2, `${line}\n`, []])
       }
-      // Only the command's own flags: another command's is an unknown argument, as @effect/cli says.
+      // Only the command's own flags: another command's is an unknown flag.
       const task = ["agent", "session", "a2a", "task", "get", sessionUid, "t"]
       for (const flags of [["--file", ""], ["--message", "a", "--message", "b"]]) {
         const result = yield* runCli([...task, ...flags])
         expect([flags, result.exitCode, result.stderr]).toEqual([
           flags,
           2,
-          `Received unknown argument: '${flags[0]}'\n`
+          `Unknown flag ${flags[0]} (an argument that starts with "-" goes after --)\n`
         ])
       }
       const twice = yield* runCli([...send, "--message", "a", "--reference-task-id", "t1", "--reference-task-id", "t2"])
       expect([twice.exitCode, sentInput(twice.calls)]).toMatchObject([0, { referenceTaskIds: ["t1", "t2"] }])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("an unknown flag is refused by its own name, with the flag it may be a typo of; nothing is sent", () =>
+    Effect.gen(function*() {
+      const task = ["agent", "session", "a2a", "task", "get", sessionUid]
+      const dash = `(an argument that starts with "-" goes after --)`
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        // @effect/cli took the flag for the Task id, asked for Task `--bogus`, or named the next argument.
+        [[...task, "--bogus"], `Unknown flag --bogus ${dash}`],
+        [[...task, "--bogus", "value"], `Unknown flag --bogus ${dash}`],
+        [[...task, "--task-id=t"], `Unknown flag --task-id ${dash}`],
+        [[...task, "t", "-x"], `Unknown flag -x ${dash}`],
+        [[...send, "--message", "a", "--bogus", "-o", "text"], `Unknown flag --bogus ${dash}`],
+        [["agent", "session", "a2a", "send", "--bogus", sessionUid, "--message", "a"], `Unknown flag --bogus ${dash}`],
+        [[...send, "--mesage", "a"], "Unknown flag --mesage (did you mean --message?)"],
+        [[...send, "--message", "a", "--tiemout=5"], "Unknown flag --tiemout (did you mean --timeout?)"],
+        [[...task, "t", "--debgu"], "Unknown flag --debgu (did you mean --debug?)"],
+        // Case matters, as it does to the parser.
+        [[...send, "--Message", "a"], "Unknown flag --Message (did you mean --message?)"]
+      ]
+      for (const [args, line] of cases) {
+        const result = yield* runCli(args)
+        expect([args, result.exitCode, result.stderr, result.calls]).toEqual([args, 2, `${line}\n`, []])
+      }
+      // After `--` an argument is one, whatever it reads like; so is a lone `-`; @effect/cli's `--log-level` stays.
+      const answer = { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" as const } }
+      const given: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
+        [[...task, "--", "--weird"], "--weird"],
+        [[...task, "-"], "-"],
+        [[...task, "t", "--log-level", "debug"], "t"]
+      ]
+      for (const [args, taskId] of given) {
+        const result = yield* runCli(args, { answer })
+        expect([args, result.exitCode, result.calls.map((call) => call.args[0])]).toEqual([args, 0, [taskId]])
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("a repeatable flag's value is never dropped or changed: an empty or padded one is refused", () =>

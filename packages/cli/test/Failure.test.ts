@@ -193,6 +193,11 @@ describe("Failure", () => {
         "The call ran out of time: give a longer --timeout. Retrying is safe: run the same command. " +
           "Follow the Task with: mainsequence agent session a2a task wait s-1 'task 1'"
       )
+      // An id that reads like a flag goes after `--`, where the command line takes it as the Task's id.
+      const dashed = new A2AError.A2ATimeoutError({ ...timedOut, taskId: "--task-7" })
+      expect(errorDocumentOf((yield* capture(Exit.fail(dashed), json)).stdout).hint).toMatch(
+        /Follow the Task with: mainsequence agent session a2a task wait s-1 -- --task-7$/
+      )
     }))
 
   it.effect("the error document keeps a Redacted field redacted", () =>

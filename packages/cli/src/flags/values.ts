@@ -10,10 +10,14 @@
  * - @effect/cli reads a flag's name as that flag wherever it stands, also as another flag's value
  *   (`--task-id "$id" --message-file -` failed for an id `--message-file=…`): a value that starts with `-` reaches
  *   it as `--task-id=VALUE`, and a repeatable flag's value that reads as a flag is refused;
- * - it reads no empty `--message=` and no value of several lines after an `=`: those reach it as two words.
+ * - it reads no empty `--message=` and no value of several lines after an `=`: those reach it as two words;
+ * - it takes an unknown flag for a free argument (`task get UID --bogus` asked for the Task `--bogus`) and then
+ *   names another argument unknown: an unknown flag is refused by its name, with the flag it may be a typo of.
  *
  * @since 0.2.0
  */
+import * as AutoCorrect from "@effect/cli/AutoCorrect"
+import type * as CliConfig from "@effect/cli/CliConfig"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Either from "effect/Either"
@@ -55,6 +59,15 @@ export const indexOf = (flags: ReadonlyArray<Flag>): FlagIndex =>
  */
 export const takesValue = (index: FlagIndex, arg: string): boolean => index.get(arg)?.takesValue === true
 
+/**
+ * The flag @effect/cli adds to every command that is not answered before the check (`--help`, `--version`,
+ * `--completions` and `--wizard` are): `--log-level LEVEL`.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export const builtIn: Flag = { names: ["--log-level"], takesValue: true, repeatable: false }
+
 const longName = (flag: Flag, given: string): string =>
   (flag.names.find((name) => name.startsWith("--")) ?? given).replace(/^-+/, "")
 
@@ -62,6 +75,16 @@ const missingValue = (given: string) => ValidationError.missingValue(HelpDoc.p(`
 
 const invalid = (flag: Flag, given: string, reason: string) =>
   ValidationError.invalidValue(HelpDoc.p(`Invalid ${longName(flag, given)}: ${reason}`))
+
+const unknownFlag = (given: string, index: FlagIndex, config: CliConfig.CliConfig) => {
+  const near = Array.from(index.keys())
+    .filter((name) => name.startsWith("--") && !builtIn.names.includes(name))
+    .map((name) => ({ name, distance: AutoCorrect.levensteinDistance(given, name, config) }))
+    .filter(({ distance }) => distance <= config.autoCorrectLimit)
+    .sort((a, b) => a.distance - b.distance)[0]
+  const hint = near === undefined ? `an argument that starts with "-" goes after --` : `did you mean ${near.name}?`
+  return ValidationError.invalidValue(HelpDoc.p(`Unknown flag ${given} (${hint})`))
+}
 
 const repeatableValueProblem = (value: string, index: FlagIndex): string | undefined =>
   value === ""
@@ -84,16 +107,18 @@ const spelledFor = (flag: Flag, given: string, value: string): ReadonlyArray<str
     : [given, value]
 
 /**
- * The arguments (after the executable) as @effect/cli is to read them, or the usage error of the first flag
- * whose value is missing, given a second time (unless repeatable), or of a repeatable flag whose value is
- * empty, starts or ends with whitespace, or is a flag's name. Arguments after `--` are left as they are.
+ * The arguments (after the executable) of the command whose flags `index` holds as @effect/cli is to read them,
+ * or the usage error of the first unknown flag, flag whose value is missing, given a second time (unless
+ * repeatable), or of a repeatable flag whose value is empty, starts or ends with whitespace, or is a flag's name.
+ * Arguments after `--` are left as they are, and so is a lone `-`.
  *
  * @since 0.2.0
  * @category parsing
  */
 export const checked = (
   args: ReadonlyArray<string>,
-  index: FlagIndex
+  index: FlagIndex,
+  config: CliConfig.CliConfig
 ): Either.Either<ReadonlyArray<string>, ValidationError.ValidationError> => {
   const spelled: Array<string> = []
   const given = new Set<Flag>()
@@ -107,6 +132,7 @@ export const checked = (
       if (given.has(flag)) return Either.left(invalid(flag, name, "given more than once"))
       given.add(flag)
     }
+    if (flag === undefined && name.startsWith("-") && name !== "-") return Either.left(unknownFlag(name, index, config))
     if (flag === undefined || !flag.takesValue) {
       spelled.push(arg)
       continue
