@@ -48,46 +48,13 @@ import type * as A2AProtocol from "./A2AProtocol.js"
 import * as A2ANode from "./node.js"
 
 /**
- * Where the client connects and as whom. Tokens may be plain strings or `Redacted` values.
+ * Where the client connects and as whom, and how it reaches them: the Node layer's options
+ * (`A2ANode.LayerOptions`). Tokens may be plain strings or `Redacted` values.
  *
  * @since 0.1.0
  * @category models
  */
-export interface MakeA2AClientOptions {
-  /** The backend base URL, e.g. `https://api.main-sequence.app`. */
-  readonly backendUrl: string
-  /** The user's access token for the backend. */
-  readonly accessToken: string | Redacted.Redacted<string>
-  /** Used once to refresh the access token when the backend answers 401. */
-  readonly refreshToken?: string | Redacted.Redacted<string> | undefined
-  /** Scopes the access cache; without it, a hash of the access token does. */
-  readonly username?: string | undefined
-  /** The largest answer the client reads, in bytes (default 64 MiB). */
-  readonly maxResponseBytes?: number | undefined
-  /**
-   * A bound on the connections open at once to one origin (default: none, so concurrent sends never wait
-   * behind other sends' answers); with one, a send beyond it waits for a connection inside its own budget
-   * (see `A2ANode.layerHttpClient`).
-   *
-   * @since 0.2.0
-   */
-  readonly maxConnectionsPerOrigin?: number | undefined
-  /**
-   * Which HTTP(S) proxy requests go through: `"environment"` (the default: `HTTPS_PROXY`, `HTTP_PROXY`,
-   * `NO_PROXY`, either case), `"none"`, or a proxy URL (`http://[user:password@]host:port`; a secret like the
-   * tokens). See `A2ANode.ProxyOption` of `@mainsequence/a2a/node`.
-   *
-   * @since 0.2.0
-   */
-  readonly proxy?: A2ANode.ProxyOption | undefined
-  /**
-   * Hosts that bypass the proxy, in `NO_PROXY`'s syntax. Default: `NO_PROXY` with `"environment"`, none with
-   * a proxy URL.
-   *
-   * @since 0.2.0
-   */
-  readonly noProxy?: string | undefined
-}
+export interface MakeA2AClientOptions extends A2ANode.LayerOptions {}
 
 /**
  * Per-call options of the Promise client.
@@ -160,16 +127,12 @@ const toLayerOptions = (given: MakeA2AClientOptions): A2ANode.LayerOptions => {
     ? given
     : { backendUrl: "", accessToken: "" }
   return {
-    backendUrl: options.backendUrl,
+    ...options,
     accessToken: redacted(options.accessToken),
     refreshToken: redacted(options.refreshToken),
-    username: options.username,
-    maxResponseBytes: options.maxResponseBytes,
-    maxConnectionsPerOrigin: options.maxConnectionsPerOrigin,
     proxy: options.proxy === undefined || options.proxy === "environment" || options.proxy === "none"
       ? options.proxy
-      : redacted(options.proxy),
-    noProxy: options.noProxy
+      : redacted(options.proxy)
   }
 }
 
