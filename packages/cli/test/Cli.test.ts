@@ -395,7 +395,12 @@ describe("send: command line", () => {
         [[...send, "--message", "a", "--tiemout=5"], "Unknown flag --tiemout (did you mean --timeout?)"],
         [[...task, "t", "--debgu"], "Unknown flag --debgu (did you mean --debug?)"],
         // Case matters, as it does to the parser.
-        [[...send, "--Message", "a"], "Unknown flag --Message (did you mean --message?)"]
+        [[...send, "--Message", "a"], "Unknown flag --Message (did you mean --message?)"],
+        // @effect/cli's own `--log-level` takes one of its levels only.
+        [
+          [...task, "t", "--log-level", "--debug"],
+          `Invalid log-level: expected one of all, trace, debug, info, warning, error, fatal, none (got "--debug")`
+        ]
       ]
       for (const [args, line] of cases) {
         const result = yield* runCli(args)

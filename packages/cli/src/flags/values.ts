@@ -21,6 +21,7 @@ import type * as CliConfig from "@effect/cli/CliConfig"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Either from "effect/Either"
+import * as LogLevel from "effect/LogLevel"
 
 /**
  * What the check needs of a flag (`GroupHelp.Flag` is one).
@@ -32,6 +33,8 @@ export interface Flag {
   readonly names: ReadonlyArray<string>
   readonly takesValue: boolean
   readonly repeatable: boolean
+  /** The only values the check lets through (for `--log-level`; @effect/cli checks a command's own choices). */
+  readonly allowed?: ReadonlyArray<string> | undefined
 }
 
 /**
@@ -66,7 +69,12 @@ export const takesValue = (index: FlagIndex, arg: string): boolean => index.get(
  * @since 0.2.0
  * @category models
  */
-export const builtIn: Flag = { names: ["--log-level"], takesValue: true, repeatable: false }
+export const builtIn: Flag = {
+  names: ["--log-level"],
+  takesValue: true,
+  repeatable: false,
+  allowed: LogLevel.allLevels.map((level) => level._tag.toLowerCase())
+}
 
 const longName = (flag: Flag, given: string): string =>
   (flag.names.find((name) => name.startsWith("--")) ?? given).replace(/^-+/, "")
@@ -139,7 +147,11 @@ export const checked = (
     }
     const value = equals > 0 ? arg.slice(equals + 1) : args[++at]
     if (value === undefined) return Either.left(missingValue(name))
-    const problem = flag.repeatable ? repeatableValueProblem(value, index) : undefined
+    const problem = flag.repeatable
+      ? repeatableValueProblem(value, index)
+      : flag.allowed !== undefined && !flag.allowed.includes(value)
+      ? `expected one of ${flag.allowed.join(", ")} (got ${JSON.stringify(value)})`
+      : undefined
     if (problem !== undefined) return Either.left(invalid(flag, name, problem))
     spelled.push(...spelledFor(flag, name, value))
   }
