@@ -44,6 +44,9 @@ import type { CallContext } from "./clientEnv.js"
 import { deadlinePassed } from "./deadlines.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
+
+// Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
+const discard = { discard: true } as const
 type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
 
 /**
@@ -133,8 +136,7 @@ const recordWait = (
             noteWaiting(waiter.call, transient),
             complete(waiter, Exit.fail(notReadyError(waiter.call, transient, now)))
           ),
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-        { discard: true }
+        discard
       ),
       Effect.as(
         Effect.forEach(
@@ -156,11 +158,9 @@ const recordWait = (
                   attempt
                 })
               ],
-              // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-              { discard: true }
+              discard
             ),
-          // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-          { discard: true }
+          discard
         ),
         waiting.length > 0
       )
@@ -179,8 +179,7 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
     return Effect.forEach(
       waiting,
       (waiter) => complete(waiter, given),
-      // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-      { discard: true }
+      discard
     )
   })
 
@@ -239,8 +238,7 @@ const leaveAtConnectLimit = (
       Effect.forEach(
         past,
         (waiter) => complete(waiter, Exit.fail(timeoutErrorAt(waiter.call, "connect", now))),
-        // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
-        { discard: true }
+        discard
       ),
       resolution.waiters.size > 0
     )
