@@ -122,14 +122,17 @@ export type CliRequirements = A2ACall.ClientEnvironment | Output | CliApp.CliApp
 
 const runCommand = Command.run(command, { name: executable, version })
 
-const flagIndexes = new Map(
-  helpLeaves.map((leaf) => [leaf, FlagValues.indexOf([...GroupHelp.flagsOf(leaf.usage), FlagValues.builtIn])])
+const commandLines = new Map(
+  helpLeaves.map((leaf): readonly [GroupHelp.Leaf, FlagValues.CommandLine] => [leaf, {
+    flags: FlagValues.indexOf([...GroupHelp.flagsOf(leaf.usage), FlagValues.builtIn]),
+    argumentNames: GroupHelp.argumentsOf(leaf.usage)
+  }])
 )
 
-// The flags of the command the arguments start with; none for a group or an unknown command.
-const flagsOfCommand = (args: ReadonlyArray<string>): FlagValues.FlagIndex | undefined => {
+// The command line of the command the arguments start with; none for a group or an unknown command.
+const commandLineOf = (args: ReadonlyArray<string>): FlagValues.CommandLine | undefined => {
   const leaf = GroupHelp.leafNamed(helpLeaves, args)
-  return leaf === undefined ? undefined : flagIndexes.get(leaf)
+  return leaf === undefined ? undefined : commandLines.get(leaf)
 }
 
 // `--help` is answered here, for groups and commands alike (see GroupHelp.ts): on stdout, where a write that
@@ -161,9 +164,9 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
   if (args.includes("--version")) return printLine(version)
   // A group or an unknown command is @effect/cli's to report.
-  const flags = flagsOfCommand(args)
-  if (flags === undefined) return runCommand(argv)
-  return Either.match(FlagValues.checked(args, flags, config), {
+  const commandLine = commandLineOf(args)
+  if (commandLine === undefined) return runCommand(argv)
+  return Either.match(FlagValues.checked(args, commandLine, config), {
     onLeft: Effect.fail,
     onRight: (spelled) => runCommand([...argv.slice(0, 2), ...spelled])
   })
@@ -224,9 +227,9 @@ export const main = (
   options: Omit<ReportOptions, "format"> = {}
 ): Effect.Effect<number, never, CliRequirements> => {
   const args = argv.slice(2)
-  const flags = flagsOfCommand(args)
+  const commandLine = commandLineOf(args)
   return toExitCode(run(argv), {
     ...options,
-    format: requestedFormat(args, (arg) => flags !== undefined && FlagValues.takesValue(flags, arg))
+    format: requestedFormat(args, (arg) => commandLine !== undefined && FlagValues.takesValue(commandLine.flags, arg))
   })
 }

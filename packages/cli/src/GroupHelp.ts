@@ -121,6 +121,15 @@ export const flagsOf = (usage: Usage.Usage): ReadonlyArray<Flag> =>
   }))
 
 /**
+ * The names of a command's arguments, in order, as its usage spells them (`<agent_session_uid>`).
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const argumentsOf = (usage: Usage.Usage): ReadonlyArray<string> =>
+  named(usage).flatMap(({ usage }) => usage.names.filter((name) => name.startsWith("<")))
+
+/**
  * The leaves placed below the groups `path`.
  *
  * @since 0.1.0

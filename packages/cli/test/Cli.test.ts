@@ -387,7 +387,17 @@ describe("send: command line", () => {
         // @effect/cli took the flag for the Task id, asked for Task `--bogus`, or named the next argument.
         [[...task, "--bogus"], `Unknown flag --bogus ${dash}`],
         [[...task, "--bogus", "value"], `Unknown flag --bogus ${dash}`],
-        [[...task, "--task-id=t"], `Unknown flag --task-id ${dash}`],
+        // A flag spelling of one of the command's arguments is named as that argument.
+        [[...task, "--task-id=t"], "Unknown flag --task-id (<task_id> is an argument: give its value without a flag)"],
+        [
+          [...task, "--task-id", "t"],
+          "Unknown flag --task-id (<task_id> is an argument: give its value without a flag)"
+        ],
+        [
+          ["agent", "session", "a2a", "send", "--agent-session-uid", sessionUid, "--message", "a"],
+          "Unknown flag --agent-session-uid (<agent_session_uid> is an argument: give its value without a flag)"
+        ],
+        [[...send, "--message", "a", "--task_id", "t"], "Unknown flag --task_id (did you mean --task-id?)"],
         [[...task, "t", "-x"], `Unknown flag -x ${dash}`],
         [[...send, "--message", "a", "--bogus", "-o", "text"], `Unknown flag --bogus ${dash}`],
         [["agent", "session", "a2a", "send", "--bogus", sessionUid, "--message", "a"], `Unknown flag --bogus ${dash}`],

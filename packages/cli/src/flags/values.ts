@@ -12,7 +12,8 @@
  *   it as `--task-id=VALUE`, and a repeatable flag's value that reads as a flag is refused;
  * - it reads no empty `--message=` and no value of several lines after an `=`: those reach it as two words;
  * - it takes an unknown flag for a free argument (`task get UID --bogus` asked for the Task `--bogus`) and then
- *   names another argument unknown: an unknown flag is refused by its name, with the flag it may be a typo of.
+ *   names another argument unknown: an unknown flag is refused by its name, with the flag it may be a typo of
+ *   or the argument it spells (`--task-id` for `<task_id>`).
  *
  * @since 0.2.0
  */
@@ -44,6 +45,17 @@ export interface Flag {
  * @category models
  */
 export type FlagIndex = ReadonlyMap<string, Flag>
+
+/**
+ * What the check knows of a command line: its flags, and the names of its arguments (`<task_id>`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface CommandLine {
+  readonly flags: FlagIndex
+  readonly argumentNames: ReadonlyArray<string>
+}
 
 /**
  * The index of a command's flags (as `GroupHelp.flagsOf` reads them).
@@ -84,13 +96,22 @@ const missingValue = (given: string) => ValidationError.missingValue(HelpDoc.p(`
 const invalid = (flag: Flag, given: string, reason: string) =>
   ValidationError.invalidValue(HelpDoc.p(`Invalid ${longName(flag, given)}: ${reason}`))
 
-const unknownFlag = (given: string, index: FlagIndex, config: CliConfig.CliConfig) => {
-  const near = Array.from(index.keys())
+// `--task-id` for the argument `<task_id>`: the flag spelling of an argument's name.
+const argumentSpelled = (given: string, argumentNames: ReadonlyArray<string>): string | undefined =>
+  argumentNames.find((name) => name === `<${given.replace(/^-+/, "").replaceAll("-", "_")}>`)
+
+const unknownFlag = (given: string, command: CommandLine, config: CliConfig.CliConfig) => {
+  const argument = argumentSpelled(given, command.argumentNames)
+  const near = Array.from(command.flags.keys())
     .filter((name) => name.startsWith("--") && !builtIn.names.includes(name))
     .map((name) => ({ name, distance: AutoCorrect.levensteinDistance(given, name, config) }))
     .filter(({ distance }) => distance <= config.autoCorrectLimit)
     .sort((a, b) => a.distance - b.distance)[0]
-  const hint = near === undefined ? `an argument that starts with "-" goes after --` : `did you mean ${near.name}?`
+  const hint = argument !== undefined
+    ? `${argument} is an argument: give its value without a flag`
+    : near === undefined
+    ? `an argument that starts with "-" goes after --`
+    : `did you mean ${near.name}?`
   return ValidationError.invalidValue(HelpDoc.p(`Unknown flag ${given} (${hint})`))
 }
 
@@ -115,7 +136,7 @@ const spelledFor = (flag: Flag, given: string, value: string): ReadonlyArray<str
     : [given, value]
 
 /**
- * The arguments (after the executable) of the command whose flags `index` holds as @effect/cli is to read them,
+ * The arguments (after the executable) of `command` as @effect/cli is to read them,
  * or the usage error of the first unknown flag, flag whose value is missing, given a second time (unless
  * repeatable), or of a repeatable flag whose value is empty, starts or ends with whitespace, or is a flag's name.
  * Arguments after `--` are left as they are, and so is a lone `-`.
@@ -125,9 +146,10 @@ const spelledFor = (flag: Flag, given: string, value: string): ReadonlyArray<str
  */
 export const checked = (
   args: ReadonlyArray<string>,
-  index: FlagIndex,
+  command: CommandLine,
   config: CliConfig.CliConfig
 ): Either.Either<ReadonlyArray<string>, ValidationError.ValidationError> => {
+  const index = command.flags
   const spelled: Array<string> = []
   const given = new Set<Flag>()
   for (let at = 0; at < args.length; at++) {
@@ -140,7 +162,9 @@ export const checked = (
       if (given.has(flag)) return Either.left(invalid(flag, name, "given more than once"))
       given.add(flag)
     }
-    if (flag === undefined && name.startsWith("-") && name !== "-") return Either.left(unknownFlag(name, index, config))
+    if (flag === undefined && name.startsWith("-") && name !== "-") {
+      return Either.left(unknownFlag(name, command, config))
+    }
     if (flag === undefined || !flag.takesValue) {
       spelled.push(arg)
       continue
