@@ -32,7 +32,7 @@ import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
 import { fromConfigError } from "./CliConfig.js"
 import { type Output, type OutputFormat, printErrorLine, printLine } from "./Output.js"
-import { executable, shellWord } from "./Resume.js"
+import { waitCommand } from "./Resume.js"
 import * as RunRecord from "./RunRecord.js"
 import * as TerminalText from "./TerminalText.js"
 
@@ -260,9 +260,7 @@ export const hintOf = (described: Described): string => {
     : ""
   const taskId = stringField(described.details, "taskId")
   const follow = described.type === "A2ATimeoutError" && taskId !== undefined && described.agentSessionUid !== undefined
-    ? `Follow the Task with: ${executable} agent session a2a task wait ${shellWord(described.agentSessionUid)} ${
-      taskId.startsWith("-") ? "-- " : ""
-    }${shellWord(taskId)}`
+    ? `Follow the Task with: ${waitCommand(described.agentSessionUid, taskId)}`
     : ""
   return [base, retry, follow].filter((part) => part !== "").join(". ")
 }

@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { type Resume, resumeLine, resumeOf } from "./Resume.js"
+import { followLine, type Resume, resumeLine, resumeOf } from "./Resume.js"
 import { json, oneLine, printable } from "./TerminalText.js"
 
 /**
@@ -202,7 +202,7 @@ export const renderAnswer = (
 
 /**
  * Prints an A2A answer on stdout; for a Task that waits for its caller, stderr names the command that
- * answers it (see `Resume.ts`).
+ * answers it, and for a Task still under way the command that waits for it (see `Resume.ts`).
  *
  * @since 0.1.0
  * @category utils
@@ -213,8 +213,9 @@ export const printAnswer = (
   agentSessionUid: string
 ): Effect.Effect<void, OutputWriteError, Output> => {
   const resume = resumeOf(answer, agentSessionUid)
+  const next = resume === undefined ? followLine(answer, agentSessionUid) : resumeLine(resume)
   return Effect.zipRight(
     printLine(renderAnswer(answer, format, resume)),
-    resume === undefined ? Effect.void : printErrorLine(oneLine(resumeLine(resume)))
+    next === undefined ? Effect.void : printErrorLine(oneLine(next))
   )
 }

@@ -2,7 +2,7 @@
  * The command that answers a Task stopped for its caller (`TASK_STATE_INPUT_REQUIRED`,
  * `TASK_STATE_AUTH_REQUIRED`; SPEC §7): a follow-up turn, `send <uid> --task-id <id> --response-kind task`
  * with the answer as `--message TEXT` or `--message-file -`. Shown on stderr, and as `"resume"` in the
- * `--output json` document.
+ * `--output json` document. A Task still under way gets the `task wait` that follows it, on stderr only.
  *
  * @since 0.2.0
  */
@@ -49,8 +49,6 @@ export interface Resume {
   readonly args: ReadonlyArray<string>
 }
 
-const waiting: ReadonlySet<string> = new Set(["TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED"])
-
 /**
  * How to answer the answer, when it is a Task that waits for its caller.
  *
@@ -61,7 +59,7 @@ export const resumeOf = (
   answer: A2AProtocol.Message | A2AProtocol.Task,
   agentSessionUid: string
 ): Resume | undefined => {
-  if (!A2AProtocol.isTask(answer) || !waiting.has(answer.status.state)) return undefined
+  if (!A2AProtocol.isTask(answer) || !A2AProtocol.interruptedTaskStates.has(answer.status.state)) return undefined
   const args = [
     "agent",
     "session",
@@ -88,3 +86,37 @@ export const resumeOf = (
  */
 export const resumeLine = (resume: Resume): string =>
   `The Task waits for you (${resume.state}); answer it with: ${resume.command} (or --message-file - to read the answer from standard input)`
+
+/**
+ * The command that waits for a Task to end or to need its caller; an id the parser would read as a flag goes
+ * after `--`.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const waitCommand = (agentSessionUid: string, taskId: string): string =>
+  [
+    executable,
+    "agent session a2a task wait",
+    shellWord(agentSessionUid.trim()),
+    ...(taskId.startsWith("-") ? ["--"] : []),
+    shellWord(taskId)
+  ].join(" ")
+
+/**
+ * The stderr line that names `waitCommand` for a Task still under way (submitted or working), else nothing: its
+ * id is in no text part, so `--output text` would not show it otherwise.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const followLine = (
+  answer: A2AProtocol.Message | A2AProtocol.Task,
+  agentSessionUid: string
+): string | undefined =>
+  !A2AProtocol.isTask(answer) || A2AProtocol.terminalTaskStates.has(answer.status.state) ||
+    A2AProtocol.interruptedTaskStates.has(answer.status.state)
+    ? undefined
+    : `The Task ${answer.id} is under way (${answer.status.state}); follow it with: ${
+      waitCommand(agentSessionUid, answer.id)
+    }`

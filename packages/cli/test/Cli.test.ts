@@ -838,11 +838,33 @@ describe("a Task that waits for its caller", () => {
         "--message",
         "TEXT"
       ])
-      // Any other state: no command.
-      const working = yield* runCli([...send, "--message", "go"], {
-        answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_WORKING" } }
-      })
-      expect([working.stderr, taskDocumentOf(working.stdout).resume]).toEqual(["", undefined])
+      // A Task that has ended: no command.
+      for (const state of ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED"] as const) {
+        const ended = yield* runCli([...send, "--message", "go"], {
+          answer: { id: "t", contextId: sessionUid, status: { state } }
+        })
+        expect([state, ended.stderr, taskDocumentOf(ended.stdout).resume]).toEqual([state, "", undefined])
+      }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("SUBMITTED / WORKING: stderr names the task wait command that follows it, in both formats", () =>
+    Effect.gen(function*() {
+      for (const state of ["TASK_STATE_SUBMITTED", "TASK_STATE_WORKING"] as const) {
+        for (const [taskId, spelled] of [["task-7", "task-7"], ["-t 1", "-- '-t 1'"]] as const) {
+          const answer = { id: taskId, contextId: sessionUid, status: { state } }
+          const line = `The Task ${taskId} is under way (${state}); follow it with: ` +
+            `mainsequence agent session a2a task wait ${sessionUid} ${spelled}\n`
+          const json = yield* runCli([...send, "--message", "go", "--response-kind", "task"], { answer })
+          expect([json.exitCode, json.stderr, JSON.parse(json.stdout)]).toEqual([0, line, { task: answer }])
+          const text = yield* runCli(
+            ["agent", "session", "a2a", "task", "get", "-o", "text", sessionUid, "--", taskId],
+            {
+              answer
+            }
+          )
+          expect([text.exitCode, text.stderr, text.stdout]).toEqual([0, line, "\n"])
+        }
+      }
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 

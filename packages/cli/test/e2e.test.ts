@@ -997,7 +997,11 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           ],
           { configDir: dir, env, stdin: "Europe" }
         )
-        expect([answered.code, answered.stderr]).toEqual([0, ""])
+        expect([answered.code, answered.stderr]).toEqual([
+          0,
+          `The Task ${taskId} is under way (TASK_STATE_WORKING); follow it with: ` +
+          `mainsequence agent session a2a task wait ${uid} ${taskId}\n`
+        ])
         expect(printedTask(answered.stdout)).toMatchObject({ id: taskId, status: { state: "TASK_STATE_WORKING" } })
         const followUpSend = (yield* platform.requestLog).filter((entry) => entry.messageId === "msg-follow-up-1")
         expect(followUpSend.map((entry) => [entry.route, entry.status])).toEqual([["message-send", 200]])
