@@ -10,7 +10,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Predicate from "effect/Predicate"
 import * as Schema from "effect/Schema"
-import { followLine, type Resume, resumeLine, resumeOf } from "./Resume.js"
+import { type Resume, resumeLine, resumeOf, stateLine } from "./Resume.js"
 import { json, oneLine, printable } from "./TerminalText.js"
 
 /**
@@ -202,7 +202,8 @@ export const renderAnswer = (
 
 /**
  * Prints an A2A answer on stdout; for a Task that waits for its caller, stderr names the command that
- * answers it, and for a Task still under way the command that waits for it (see `Resume.ts`).
+ * answers it, for a Task still under way the command that waits for it, and for one that ended without
+ * completing its state (see `Resume.ts`).
  *
  * @since 0.1.0
  * @category utils
@@ -213,7 +214,7 @@ export const printAnswer = (
   agentSessionUid: string
 ): Effect.Effect<void, OutputWriteError, Output> => {
   const resume = resumeOf(answer, agentSessionUid)
-  const next = resume === undefined ? followLine(answer, agentSessionUid) : resumeLine(resume)
+  const next = resume === undefined ? stateLine(answer, agentSessionUid) : resumeLine(resume)
   return Effect.zipRight(
     printLine(renderAnswer(answer, format, resume)),
     next === undefined ? Effect.void : printErrorLine(oneLine(next))

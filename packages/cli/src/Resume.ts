@@ -2,7 +2,8 @@
  * The command that answers a Task stopped for its caller (`TASK_STATE_INPUT_REQUIRED`,
  * `TASK_STATE_AUTH_REQUIRED`; SPEC §7): a follow-up turn, `send <uid> --task-id <id> --response-kind task`
  * with the answer as `--message TEXT` or `--message-file -`. Shown on stderr, and as `"resume"` in the
- * `--output json` document. A Task still under way gets the `task wait` that follows it, on stderr only.
+ * `--output json` document. A Task still under way gets the `task wait` that follows it, and one that ended
+ * without completing its state, on stderr only.
  *
  * @since 0.2.0
  */
@@ -104,19 +105,22 @@ export const waitCommand = (agentSessionUid: string, taskId: string): string =>
   ].join(" ")
 
 /**
- * The stderr line that names `waitCommand` for a Task still under way (submitted or working), else nothing: its
- * id is in no text part, so `--output text` would not show it otherwise.
+ * The stderr line for a Task that neither waits for its caller nor completed: one still under way (submitted,
+ * working) names `waitCommand`, one that failed, was canceled or rejected its state. `--output text` prints only
+ * text parts, which show neither the Task's id nor its state.
  *
  * @since 0.2.0
  * @category rendering
  */
-export const followLine = (
+export const stateLine = (
   answer: A2AProtocol.Message | A2AProtocol.Task,
   agentSessionUid: string
-): string | undefined =>
-  !A2AProtocol.isTask(answer) || A2AProtocol.terminalTaskStates.has(answer.status.state) ||
-    A2AProtocol.interruptedTaskStates.has(answer.status.state)
+): string | undefined => {
+  if (!A2AProtocol.isTask(answer)) return undefined
+  const { id, status: { state } } = answer
+  return state === "TASK_STATE_COMPLETED" || A2AProtocol.interruptedTaskStates.has(state)
     ? undefined
-    : `The Task ${answer.id} is under way (${answer.status.state}); follow it with: ${
-      waitCommand(agentSessionUid, answer.id)
-    }`
+    : A2AProtocol.terminalTaskStates.has(state)
+    ? `The Task ${id} ended without completing (${state})`
+    : `The Task ${id} is under way (${state}); follow it with: ${waitCommand(agentSessionUid, id)}`
+}

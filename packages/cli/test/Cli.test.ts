@@ -838,12 +838,34 @@ describe("a Task that waits for its caller", () => {
         "--message",
         "TEXT"
       ])
-      // A Task that has ended: no command.
-      for (const state of ["TASK_STATE_COMPLETED", "TASK_STATE_FAILED"] as const) {
-        const ended = yield* runCli([...send, "--message", "go"], {
-          answer: { id: "t", contextId: sessionUid, status: { state } }
-        })
-        expect([state, ended.stderr, taskDocumentOf(ended.stdout).resume]).toEqual([state, "", undefined])
+      // A completed Task: no line.
+      const completed = yield* runCli([...send, "--message", "go"], {
+        answer: { id: "t", contextId: sessionUid, status: { state: "TASK_STATE_COMPLETED" } }
+      })
+      expect([completed.stderr, taskDocumentOf(completed.stdout).resume]).toEqual(["", undefined])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("FAILED / CANCELED / REJECTED: exit 0, and stderr names the state, in both formats", () =>
+    Effect.gen(function*() {
+      for (const state of ["TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED"] as const) {
+        const answer = {
+          id: "task-7\u001b[2J",
+          contextId: sessionUid,
+          status: { state, message: { messageId: "m", role: "ROLE_AGENT" as const, parts: [{ text: "No." }] } }
+        }
+        const line = `The Task task-7 ended without completing (${state})\n`
+        for (const [format, stdout] of [["json", JSON.stringify({ task: answer }, null, 2)], ["text", "No."]]) {
+          const result = yield* runCli(["agent", "session", "a2a", "task", "get", "-o", format, sessionUid, "t"], {
+            answer
+          })
+          expect([state, format, result.exitCode, result.stderr, result.stdout]).toEqual([
+            state,
+            format,
+            0,
+            line,
+            `${stdout}\n`
+          ])
+        }
       }
     }).pipe(Effect.provide(NodeContext.layer)))
 
