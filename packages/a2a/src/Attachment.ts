@@ -7,7 +7,7 @@
 import * as FileSystem from "@effect/platform/FileSystem"
 import * as Effect from "effect/Effect"
 import { A2AInputError } from "./A2AError.js"
-import { describeValue } from "./internal/describeValue.js"
+import { notAStringReason } from "./internal/describeValue.js"
 
 /**
  * @since 0.1.0
@@ -57,7 +57,7 @@ export const resolveMediaType = (
     return Effect.fail(
       new A2AInputError({
         field: "attachments",
-        reason: `${filename}: mediaType must be a string (got ${describeValue(mediaType)})`
+        reason: `${filename}: mediaType ${notAStringReason(mediaType)}`
       })
     )
   }
@@ -97,7 +97,7 @@ export const fromBytes = (
   })
 
 const notAString = (what: string, value: unknown) =>
-  new A2AInputError({ field: "attachments", reason: `${what} must be a string (got ${describeValue(value)})` })
+  new A2AInputError({ field: "attachments", reason: `${what} ${notAStringReason(value)}` })
 
 const baseName = (path: string): string => path.split(/[\\/]/).filter((s) => s !== "").pop() ?? path
 

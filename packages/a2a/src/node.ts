@@ -26,7 +26,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "./A2AClient.js"
 import * as A2AError from "./A2AError.js"
-import { describeValue } from "./internal/describeValue.js"
+import { describeValue, notAStringReason } from "./internal/describeValue.js"
 import * as Proxy from "./internal/proxy.js"
 import * as UndiciHttpClient from "./internal/undiciHttpClient.js"
 import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
@@ -132,7 +132,7 @@ const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySet
     return Effect.fail(
       ConfigError.InvalidData(
         ["noProxy"],
-        `The noProxy option must be a string (got ${describeValue(options.noProxy)})`
+        `The noProxy option ${notAStringReason(options.noProxy)}`
       )
     )
   }

@@ -10,7 +10,8 @@
  * - Every call takes an optional `AbortSignal`; aborting interrupts the call and rejects with the signal's
  *   reason.
  * - `dispose()` closes the connections and the runtime; call it once you are done. A call still in flight
- *   then rejects as interrupted ("the client was disposed"), a Task wait at its next poll.
+ *   then rejects as interrupted ("the client was disposed"), a Task wait at its next poll; a later call
+ *   rejects with an `Error` saying so.
  * - Make one client and keep it for the program's life: the runtime-access cache and the connection pool
  *   live as long as the client, so a client made (or an `Effect.provide(layer)` done) per call starts cold
  *   every time — a new resolve and new connections.
@@ -190,6 +191,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw new A2AError.A2AInputError({ field: "signal", reason: "must be an AbortSignal" })
     }
+    if (disposed) throw new Error("The client was disposed: make a new one for more calls")
     const exit = await runtime.runPromiseExit(
       Effect.flatMap(A2AClient.A2AClient, call),
       signal === undefined ? undefined : { signal }

@@ -163,6 +163,6 @@ describe("@mainsequence/a2a/promise", () => {
     const error = await disposed.sendA2AMessage(demoSessionUids.ready, { message: "hi" }).catch((e: unknown) => e)
     expect(error).toBeInstanceOf(Error)
     expect(error).not.toHaveProperty("_tag")
-    expect(String(error)).toContain("disposed")
+    expect(String(error)).toBe("Error: The client was disposed: make a new one for more calls")
   })
 })

@@ -59,10 +59,16 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
   it.effect("a Task id that is not a string or blank → A2AInputError taskId, for get, wait and cancel", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      for (const id of [7, "   ", undefined]) {
+      const cases: ReadonlyArray<readonly [unknown, string]> = [
+        [7, "must be a string (got 7)"],
+        [null, "must be a string (got null)"],
+        ["   ", "must not be blank"],
+        [undefined, "must not be blank"]
+      ]
+      for (const [id, reason] of cases) {
         for (const call of [a2a.getA2ATask, a2a.waitForA2ATask, a2a.cancelA2ATask]) {
-          const error = yield* Effect.flip(call(sessionUid, id as unknown as string))
-          expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "taskId", reason: "must not be blank" })
+          const error = yield* Effect.flip(call(sessionUid, id as string))
+          expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "taskId", reason })
         }
       }
       yield* nothingSent
@@ -90,15 +96,13 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
   it.effect("a follow-up taskId that is not a string or blank → A2AInputError taskId quoting it", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      for (const [taskId, got] of [[5, "5"], [" ", "\" \""]] as const) {
+      for (
+        const [taskId, reason] of [[5, "must be a string (got 5)"], [" ", "must not be blank (got \" \")"]] as const
+      ) {
         const error = yield* Effect.flip(
           a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", responseKind: "task", taskId }))
         )
-        expect({ ...error }).toEqual({
-          _tag: "A2AInputError",
-          field: "taskId",
-          reason: `must not be blank (got ${got})`
-        })
+        expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "taskId", reason })
       }
       yield* nothingSent
     }).pipe(Effect.provide(simulated({ sessions: [session({ agent: { taskSupport: true } })] }))))
@@ -124,7 +128,12 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
       expect(yield* refused([3, "t-2"])).toEqual({
         _tag: "A2AInputError",
         field: "referenceTaskIds",
-        reason: "must not hold a blank Task id (at index 0)"
+        reason: "at index 0: must be a string (got 3)"
+      })
+      expect(yield* refused(["t-1", "", null])).toEqual({
+        _tag: "A2AInputError",
+        field: "referenceTaskIds",
+        reason: "must not hold a blank Task id (at index 1)"
       })
       yield* nothingSent
       // a valid list is copied as given
@@ -134,12 +143,19 @@ describe("rules: bad input from JavaScript callers (SPEC §9)", () => {
       ])
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
-  it.effect("a blank or non-string message → A2AInputError message; a messageId that is not a string too", () =>
+  it.effect("a blank message, or one that is not a string (quoted) → A2AInputError message; a messageId too", () =>
     Effect.gen(function*() {
       const a2a = yield* client
-      for (const message of [undefined, 12, " \n "]) {
+      const messages: ReadonlyArray<readonly [unknown, string]> = [
+        [undefined, "must not be blank"],
+        [" \n ", "must not be blank"],
+        [12, "must be a string (got 12)"],
+        [["hi"], "must be a string (got [\"hi\"])"],
+        [null, "must be a string (got null)"]
+      ]
+      for (const [message, reason] of messages) {
         const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped({ message })))
-        expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "message", reason: "must not be blank" })
+        expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "message", reason })
       }
       const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", messageId: 12 })))
       expect({ ...error }).toEqual({

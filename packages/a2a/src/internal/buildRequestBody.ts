@@ -8,7 +8,7 @@ import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
-import { describeValue } from "./describeValue.js"
+import { describeValue, notAStringReason } from "./describeValue.js"
 import type { SendA2AMessageInput } from "./options.js"
 
 const utf8 = new TextEncoder()
@@ -52,7 +52,10 @@ export const validateInput = (input: SendA2AMessageInput): Effect.Effect<SendA2A
 
 /** @internal */
 export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputError> => {
-  const id = typeof taskId === "string" ? taskId.trim() : ""
+  if (taskId !== undefined && typeof taskId !== "string") {
+    return Effect.fail(inputError("taskId", notAStringReason(taskId)))
+  }
+  const id = taskId === undefined ? "" : taskId.trim()
   if (id === "") return Effect.fail(inputError("taskId", "must not be blank"))
   // A URL keeps "." and ".." (encoded or not) as dot segments: /tasks/.. would be another path.
   return id === "." || id === ".."
@@ -118,7 +121,8 @@ const checkTaskId = (
   responseKind: A2AProtocol.ResponseKind
 ): Checked<string | undefined> => {
   if (taskId === undefined) return Either.right(undefined)
-  const id = typeof taskId === "string" ? taskId.trim() : ""
+  if (typeof taskId !== "string") return Either.left(inputError("taskId", notAStringReason(taskId)))
+  const id = taskId.trim()
   if (id === "") return Either.left(inputError("taskId", `must not be blank (got ${describeValue(taskId)})`))
   return responseKind === "task"
     ? Either.right(id)
@@ -132,10 +136,13 @@ const checkReferenceTaskIds = (
 ): Checked<ReadonlyArray<string> | undefined> => {
   if (ids === undefined) return Either.right(undefined)
   if (!Array.isArray(ids)) return Either.left(inputError("referenceTaskIds", "must be a list of Task ids"))
-  const blank = ids.findIndex((id) => typeof id !== "string" || id.trim() === "")
-  return blank === -1
+  const wrong = ids.findIndex((id) => typeof id !== "string" || id.trim() === "")
+  const id: unknown = ids[wrong]
+  return wrong === -1
     ? Either.right(ids)
-    : Either.left(inputError("referenceTaskIds", `must not hold a blank Task id (at index ${blank})`))
+    : typeof id === "string"
+    ? Either.left(inputError("referenceTaskIds", `must not hold a blank Task id (at index ${wrong})`))
+    : Either.left(inputError("referenceTaskIds", `at index ${wrong}: ${notAStringReason(id)}`))
 }
 
 const checkRepairAttempts = (attempts: number | undefined): Checked<number> =>
@@ -161,7 +168,10 @@ const checkAttachmentList = (
 
 /** The input's fields that need no effect to check, in the order their errors are reported. */
 const checkFields = (input: SendA2AMessageInput) => {
-  if (typeof input.message !== "string" || input.message.trim() === "") {
+  if (input.message !== undefined && typeof input.message !== "string") {
+    return Either.left(inputError("message", notAStringReason(input.message)))
+  }
+  if (input.message === undefined || input.message.trim() === "") {
     return Either.left(inputError("message", "must not be blank"))
   }
   return Either.flatMap(checkResponseKind(input.responseKind), (responseKind) =>

@@ -13,7 +13,7 @@ import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as backendClient from "./backendClient.js"
 import { bearerTokenProblem } from "./bearerToken.js"
 import { type Call, makeSessionState, type SessionState } from "./callContext.js"
-import { describeValue } from "./describeValue.js"
+import { describeValue, notAStringReason } from "./describeValue.js"
 import { backendUrlProblem, withoutTrailingSlashes } from "./httpUrl.js"
 import type { A2AClientOptions } from "./options.js"
 import { sha256Hex } from "./sha256.js"
@@ -123,7 +123,7 @@ const redactOptions = (options: Partial<A2AClientOptions>): RedactedOptions => (
 })
 
 const notAString = (field: string, value: unknown): A2AError.A2AInputError =>
-  new A2AError.A2AInputError({ field, reason: `must be a string (got ${describeValue(value)})` })
+  new A2AError.A2AInputError({ field, reason: notAStringReason(value) })
 
 // A token's value is never quoted, whatever its type.
 const notAToken = (field: string): A2AError.A2AInputError =>

@@ -32,3 +32,10 @@ export const describeValue = (value: unknown): string => {
       return String(value)
   }
 }
+
+/**
+ * The reason an input error gives for a value of an untyped caller that is not a string.
+ *
+ * @internal
+ */
+export const notAStringReason = (value: unknown): string => `must be a string (got ${describeValue(value)})`
