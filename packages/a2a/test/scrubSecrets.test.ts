@@ -8,7 +8,7 @@ const secret = (value: string) => Redacted.make(value)
 describe("scrubSecrets", () => {
   it("replaces every occurrence of each known secret by the marker", () => {
     expect(scrubSecrets("a=secret-one b=secret-two c=secret-one", [secret("secret-one"), secret("secret-two")]))
-      .toBe("a=[redacted] b=[redacted] c=[redacted]")
+      .toBe("a=<redacted> b=<redacted> c=<redacted>")
   })
 
   it("replaces a known secret echoed percent-encoded (either case of hex) or with its / escaped as \\/", () => {
@@ -19,12 +19,12 @@ describe("scrubSecrets", () => {
       "{\"message\":\"you sent rt\\/SECRET+runtime-0123456789\"}"
     ]
     expect(echoes.map((text) => scrubSecrets(text, [secret(token)]))).toEqual([
-      "you sent Bearer%20[redacted]",
-      "you sent Bearer%20[redacted]",
-      "{\"message\":\"you sent [redacted]\"}"
+      "you sent Bearer%20<redacted>",
+      "you sent Bearer%20<redacted>",
+      "{\"message\":\"you sent <redacted>\"}"
     ])
     // a secret with a lone surrogate (no percent-encoding) is still found as written
-    expect(scrubSecrets("x \ud800-secret-value y", [secret("\ud800-secret-value")])).toBe("x [redacted] y")
+    expect(scrubSecrets("x \ud800-secret-value y", [secret("\ud800-secret-value")])).toBe("x <redacted> y")
   })
 
   it("Redaction.echoedForms lists each form the scrub hides, and no other", () => {
@@ -36,13 +36,13 @@ describe("scrubSecrets", () => {
       "rt%2FSECRET%2Bruntime-%C3%A9",
       "rt%2fSECRET%2bruntime-%c3%a9"
     ])
-    expect(forms.map((form) => scrubSecrets(`<${form}>`, [secret(token)]))).toEqual(forms.map(() => "<[redacted]>"))
+    expect(forms.map((form) => scrubSecrets(`<${form}>`, [secret(token)]))).toEqual(forms.map(() => "<<redacted>>"))
     expect(Redaction.echoedForms("\ud800-secret-value")).toEqual(["\ud800-secret-value", "\ud800-secret-value"])
   })
 
   it("a secret made of one repeated character is replaced wherever it stands, however the text repeats it", () => {
-    expect(scrubSecrets("aaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]")
-    expect(scrubSecrets("aaaaaaaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("[redacted]") // every a is in one
+    expect(scrubSecrets("aaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("<redacted>")
+    expect(scrubSecrets("aaaaaaaaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("<redacted>") // every a is in one
     expect(scrubSecrets("aaaaaaaaa", [secret("aaaaaaaaaa")])).toBe("aaaaaaaaa")
   })
 
@@ -50,51 +50,51 @@ describe("scrubSecrets", () => {
     expect(
       scrubSecrets("userTOKEN-0123456789abcdefRUNTIME", [secret("userTOKEN-0123"), secret("0123456789abcdefRUNTIME")])
     )
-      .toBe("[redacted]")
-    expect(scrubSecrets("http://u:p@ssRUNTIMESECRET99", [secret("p@ssRUNTIMESECRET99")])).toBe("http://u:[redacted]")
+      .toBe("<redacted>")
+    expect(scrubSecrets("http://u:p@ssRUNTIMESECRET99", [secret("p@ssRUNTIMESECRET99")])).toBe("http://u:<redacted>")
     expect(scrubSecrets("a tok\u0085en-secret-value-123 b", [secret("tok\u0085en-secret-value-123")])).toBe(
-      "a [redacted] b"
+      "a <redacted> b"
     )
   })
 
   it("a secret that holds another ending before its own end is replaced whole", () => {
     expect(scrubSecrets("xxxxABCDEFGH12345678 y", [secret("xxxxABCDEFGH12345678"), secret("ABCDEFGH")])).toBe(
-      "[redacted] y"
+      "<redacted> y"
     )
   })
 
   it("replaces a secret that contains another whole (longest first)", () => {
     const short = secret("abcdefgh")
     const long = secret("abcdefgh-ijkl")
-    expect(scrubSecrets("x abcdefgh-ijkl y", [short, long])).toBe("x [redacted] y")
+    expect(scrubSecrets("x abcdefgh-ijkl y", [short, long])).toBe("x <redacted> y")
   })
 
   it("leaves secrets under 8 characters alone (they would garble every text)", () => {
     expect(scrubSecrets("the state", [secret("t"), secret("abcdefg")])).toBe("the state")
-    expect(scrubSecrets("key abcdefgh", [secret("abcdefgh")])).toBe("key [redacted]")
+    expect(scrubSecrets("key abcdefgh", [secret("abcdefgh")])).toBe("key <redacted>")
   })
 
   it("replaces the value of a \"token\", \"access\" or \"refresh\" member, escapes and spaces included", () => {
     expect(scrubSecrets(`{"token": "a\\"b", "access":"c", "refresh" :  "d", "other": "e"}`, [])).toBe(
-      `{"token": "[redacted]", "access":"[redacted]", "refresh" :  "[redacted]", "other": "e"}`
+      `{"token": "<redacted>", "access":"<redacted>", "refresh" :  "<redacted>", "other": "e"}`
     )
     // an escaped line break, and a member whose quote opens right after another's value closes
-    expect(scrubSecrets(`"token":"a\\\nb" "token":"c\\`, [])).toBe(`"token":"[redacted]" "token":"[redacted]`)
-    expect(scrubSecrets(`"access":"a"token":"b"`, [])).toBe(`"access":"[redacted]"token":"b"`)
-    expect(scrubSecrets(`"x":"access":"a"`, [])).toBe(`"x":"access":"[redacted]"`)
+    expect(scrubSecrets(`"token":"a\\\nb" "token":"c\\`, [])).toBe(`"token":"<redacted>" "token":"<redacted>`)
+    expect(scrubSecrets(`"access":"a"token":"b"`, [])).toBe(`"access":"<redacted>"token":"b"`)
+    expect(scrubSecrets(`"x":"access":"a"`, [])).toBe(`"x":"access":"<redacted>"`)
   })
 
   it("replaces the credentials of a URL and a Basic value (a proxy's), keeping the rest", () => {
     expect(scrubSecrets("via http://alice:s3cret@proxy.internal:3128/ and HTTPS://bob@proxy:8443", [])).toBe(
-      "via http://[redacted]@proxy.internal:3128/ and HTTPS://[redacted]@proxy:8443"
+      "via http://<redacted>@proxy.internal:3128/ and HTTPS://<redacted>@proxy:8443"
     )
     expect(scrubSecrets("Proxy-Authorization: Basic YWxpY2U6czNjcmV0 refused", [])).toBe(
-      "Proxy-Authorization: Basic [redacted] refused"
+      "Proxy-Authorization: Basic <redacted> refused"
     )
     expect(scrubSecrets("see https://runtime.example/a@b and mail alice@example.com, a Basic plan", [])).toBe(
       "see https://runtime.example/a@b and mail alice@example.com, a Basic plan"
     )
-    expect(scrubSecrets("Basic YTpiYw==, then Basic YTpi", [])).toBe("Basic [redacted], then Basic [redacted]")
+    expect(scrubSecrets("Basic YTpiYw==, then Basic YTpi", [])).toBe("Basic <redacted>, then Basic <redacted>")
     // not base64 (5 characters), or no `user:` once decoded: left alone
     expect(scrubSecrets("Basic abcde, Basic YWJjZGVm", [])).toBe("Basic abcde, Basic YWJjZGVm")
     // under 4 characters of base64 (a lone ":"): no credential
@@ -103,19 +103,19 @@ describe("scrubSecrets", () => {
 
   it("removes control characters other than whitespace first: a secret split by one is still replaced", () => {
     expect(scrubSecrets("a\u0007bc secret\u001b-one\u009b x\ty\nz", [secret("secret-one")])).toBe(
-      "abc [redacted] x\ty\nz"
+      "abc <redacted> x\ty\nz"
     )
   })
 
   it("a URL's credentials are found within a bounded scheme and user part; longer runs are left as they are", () => {
-    expect(scrubSecrets(`${"s".repeat(32)}://user:pw@host`, [])).toBe(`${"s".repeat(32)}://[redacted]@host`)
+    expect(scrubSecrets(`${"s".repeat(32)}://user:pw@host`, [])).toBe(`${"s".repeat(32)}://<redacted>@host`)
     expect(scrubSecrets(`x${"s".repeat(32)}://user:pw@host`, [])).toBe(`x${"s".repeat(32)}://user:pw@host`)
     expect(scrubSecrets(`${"s".repeat(33)}://user:pw@host`, [])).toBe(`${"s".repeat(33)}://user:pw@host`)
     // the scheme starts a word: after a dash yes, after a letter or an underscore no
     expect(scrubSecrets("a-http://u:p@h x_http://u:p@h 1http://u:p@h", [])).toBe(
-      "a-http://[redacted]@h x_http://u:p@h 1http://u:p@h"
+      "a-http://<redacted>@h x_http://u:p@h 1http://u:p@h"
     )
-    expect(scrubSecrets(`http://${"u".repeat(1024)}@host`, [])).toBe("http://[redacted]@host")
+    expect(scrubSecrets(`http://${"u".repeat(1024)}@host`, [])).toBe("http://<redacted>@host")
     expect(scrubSecrets(`http://${"u".repeat(1025)}@host`, [])).toBe(`http://${"u".repeat(1025)}@host`)
   })
 
@@ -126,14 +126,14 @@ describe("scrubSecrets", () => {
 
   it("a text made to overflow a backtracking pattern's stack (16 MiB in one value) is scrubbed", () => {
     const run = "A".repeat(16 * 1024 * 1024)
-    expect(scrubSecrets(`"token":"${run}`, [])).toBe(`"token":"[redacted]`)
-    expect(scrubSecrets(`"token":"${"A\\\"".repeat(4 * 1024 * 1024)}"`, [])).toBe(`"token":"[redacted]"`)
+    expect(scrubSecrets(`"token":"${run}`, [])).toBe(`"token":"<redacted>`)
+    expect(scrubSecrets(`"token":"${"A\\\"".repeat(4 * 1024 * 1024)}"`, [])).toBe(`"token":"<redacted>"`)
     expect(scrubSecrets(`Basic ${run}`, [])).toHaveLength(run.length + 6)
-    expect(scrubSecrets(`Basic ${btoa(`user:${run}`)}`, [])).toBe("Basic [redacted]")
+    expect(scrubSecrets(`Basic ${btoa(`user:${run}`)}`, [])).toBe("Basic <redacted>")
   })
 
   it("replaces a \"token\" value cut off at the end of an excerpt", () => {
-    expect(scrubSecrets(`{"rpc_url":"x","token":"eyJhbGciOi`, [])).toBe(`{"rpc_url":"x","token":"[redacted]`)
+    expect(scrubSecrets(`{"rpc_url":"x","token":"eyJhbGciOi`, [])).toBe(`{"rpc_url":"x","token":"<redacted>`)
   })
 })
 
@@ -145,7 +145,7 @@ describe("scrubTexts", () => {
       n: 2,
       ok: true,
       none: null,
-      parts: [{ text: "a [redacted] b" }, "[redacted]"]
+      parts: [{ text: "a <redacted> b" }, "<redacted>"]
     })
   })
 })
@@ -155,7 +155,7 @@ describe("KnownSecrets", () => {
     const known = makeKnownSecrets()
     known.add("user", secret("user-token-1"))
     known.add("runtime", secret("runtime-token-1"))
-    expect(known.scrub("user-token-1 runtime-token-1 other")).toBe("[redacted] [redacted] other")
+    expect(known.scrub("user-token-1 runtime-token-1 other")).toBe("<redacted> <redacted> other")
   })
 
   it("remembers at most 256 runtime tokens, forgetting the oldest, and never pushes the user's out", () => {
@@ -164,10 +164,10 @@ describe("KnownSecrets", () => {
     known.add("runtime", secret("runtime-token-first"))
     for (let i = 0; i < maxKnownSecrets - 1; i++) known.add("runtime", secret(`runtime-token-${i}`))
     // the 256th: all remembered
-    expect(known.scrub("runtime-token-first")).toBe("[redacted]")
+    expect(known.scrub("runtime-token-first")).toBe("<redacted>")
     known.add("runtime", secret("runtime-token-last"))
     expect(known.scrub("runtime-token-first runtime-token-0 runtime-token-last user-token-1")).toBe(
-      "runtime-token-first [redacted] [redacted] [redacted]"
+      "runtime-token-first <redacted> <redacted> <redacted>"
     )
   })
 
@@ -177,14 +177,14 @@ describe("KnownSecrets", () => {
     for (let i = 0; i < maxKnownSecrets - 1; i++) known.add("runtime", secret(`runtime-token-${i}`))
     known.add("runtime", secret("runtime-token-first"))
     known.add("runtime", secret("runtime-token-last"))
-    expect(known.scrub("runtime-token-first runtime-token-0")).toBe("[redacted] runtime-token-0")
+    expect(known.scrub("runtime-token-first runtime-token-0")).toBe("<redacted> runtime-token-0")
   })
 
   it("a secret is matched as written: characters that mean something in a pattern mean themselves", () => {
     const special = "a.b*c+d?e^f$g(h)i[j]k{l}m|n\\o/p"
     const known = makeKnownSecrets()
     known.add("runtime", secret(special))
-    expect(known.scrub(`x ${special} y`)).toBe("x [redacted] y")
+    expect(known.scrub(`x ${special} y`)).toBe("x <redacted> y")
     expect(known.scrub("aXb*c+d?e^f$g(h)i[j]k{l}m|n\\o/p abbbc")).toBe("aXb*c+d?e^f$g(h)i[j]k{l}m|n\\o/p abbbc")
   })
 
@@ -196,7 +196,7 @@ describe("KnownSecrets", () => {
     known.add("user", secret("L".repeat(40_000)))
     known.add("user", secret("M".repeat(100_000)))
     expect(known.scrub(`a ${"L".repeat(40_000)} b ${"M".repeat(100_000)} c ${jwts[299]} ${header}x`)).toBe(
-      `a [redacted] b [redacted] c [redacted] ${header}x`
+      `a <redacted> b <redacted> c <redacted> ${header}x`
     )
   })
 
@@ -208,12 +208,12 @@ describe("KnownSecrets", () => {
     }
     const texts = Array.from({ length: 1_000_000 }, (_, i) => `text ${i}`)
     expect(scrubTexts(texts, known.scrub)).toEqual(texts)
-    expect(known.scrub("user-token-7 runtime-token-255")).toBe("[redacted] [redacted]")
+    expect(known.scrub("user-token-7 runtime-token-255")).toBe("<redacted> <redacted>")
   })
 
   it("remembers at most 256 user tokens of its own", () => {
     const known = makeKnownSecrets()
     for (let i = 0; i <= maxKnownSecrets; i++) known.add("user", secret(`user-token-${i}`))
-    expect(known.scrub("user-token-0 user-token-1")).toBe("user-token-0 [redacted]")
+    expect(known.scrub("user-token-0 user-token-1")).toBe("user-token-0 <redacted>")
   })
 })

@@ -362,7 +362,7 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
     Effect.gen(function*() {
       // 60 MiB of Basic credentials: the start shown, scrubbed
       const basic = failure(yield* sendAnsweredWith(text("Basic QTpC ".repeat(6_000_000))))
-      expect(basic).toMatchObject({ _tag: "ServerError", detail: expect.stringMatching(/^Basic \[redacted\] Basic/) })
+      expect(basic).toMatchObject({ _tag: "ServerError", detail: expect.stringMatching(/^Basic <redacted> Basic/) })
       // A long "token" value shrinks to the marker, so the runtime token that the window's end (800 characters
       // shown + 64 KiB) cuts after 12 characters would come into view: what is left of it is dropped.
       const windowEnd = 800 + 64 * 1024
@@ -370,7 +370,7 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
       const cutToken = failure(yield* sendAnsweredWith(text(`${head}runtime-token and more"}${"x".repeat(1000)}`)))
       expect(cutToken).toMatchObject({
         _tag: "ServerError",
-        detail: "{\"token\":\"[redacted]…"
+        detail: "{\"token\":\"<redacted>…"
       })
       expect(JSON.stringify(cutToken)).not.toContain("runtime-tok")
     }))
@@ -380,11 +380,11 @@ describe("rules: hostile answers are read as data, never as code or a stall (SPE
       const run = "A".repeat(16 * 1024 * 1024)
       expect(failure(yield* sendAnsweredWith(text(`"token":"${run}`)))).toMatchObject({
         _tag: "ServerError",
-        detail: "\"token\":\"[redacted]…"
+        detail: "\"token\":\"<redacted>…"
       })
       expect(failure(yield* sendAnsweredWith(text(`"token":"${"A\\\"".repeat(4 * 1024 * 1024)}`)))).toMatchObject({
         _tag: "ServerError",
-        detail: "\"token\":\"[redacted]…"
+        detail: "\"token\":\"<redacted>…"
       })
       // one run the cut ends in: it could be a credential, none of it is shown
       expect(failure(yield* sendAnsweredWith(text(`Basic ${run}`)))).toMatchObject({

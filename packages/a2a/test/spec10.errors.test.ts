@@ -527,10 +527,10 @@ const echoing: ReadonlyArray<
         }
         : undefined,
     {
-      state: "[redacted]",
-      notice: { title: "[redacted]", message: "use [redacted]", code: "[redacted]", severity: null },
-      detail: "token [redacted] refused",
-      presenceDetail: "presence [redacted]"
+      state: "<redacted>",
+      notice: { title: "<redacted>", message: "use <redacted>", code: "<redacted>", severity: null },
+      detail: "token <redacted> refused",
+      presenceDetail: "presence <redacted>"
     }
   ],
   [
@@ -546,7 +546,7 @@ const echoing: ReadonlyArray<
           })
         }
         : undefined,
-    { state: "waking", detail: "pulling for [redacted]" }
+    { state: "waking", detail: "pulling for <redacted>" }
   ],
   [
     "an admitting resolve answer whose expires_at and service uid are the user's token",
@@ -617,7 +617,7 @@ const echoing: ReadonlyArray<
     "a backend 403 whose detail splits the user's token with a control character",
     "PermissionDeniedError",
     (r) => isResolve(r) ? { status: 403, body: { detail: `token ${splitByBell(bearerOf(r))} refused` } } : undefined,
-    { detail: "token [redacted] refused" }
+    { detail: "token <redacted> refused" }
   ],
   [
     "a terminal notice that splits the user's token with ESC",
@@ -636,7 +636,7 @@ const echoing: ReadonlyArray<
           })
         }
         : undefined,
-    { notice: { title: "down", message: "use [redacted]" } }
+    { notice: { title: "down", message: "use <redacted>" } }
   ],
   [
     "a backend 429 whose Retry-After names the user's token",
@@ -645,7 +645,7 @@ const echoing: ReadonlyArray<
       isResolve(r)
         ? { status: 429, body: { detail: "slow down" }, headers: { "retry-after": `30 ${bearerOf(r)}` } }
         : undefined,
-    { retryAfter: "30 [redacted]" }
+    { retryAfter: "30 <redacted>" }
   ],
   [
     "a runtime 500 whose google.rpc message and reason split the runtime token with control characters",
@@ -663,7 +663,7 @@ const echoing: ReadonlyArray<
           }
         }
         : undefined,
-    { detail: "bad bearer [redacted]", reason: "[redacted]" }
+    { detail: "bad bearer <redacted>", reason: "<redacted>" }
   ],
   [
     "a runtime answer whose role splits the runtime token with a control character",
@@ -677,7 +677,7 @@ const echoing: ReadonlyArray<
           }
         }
         : undefined,
-    { reason: "the message role must be ROLE_AGENT (got \"[redacted]\")" }
+    { reason: "the message role must be ROLE_AGENT (got \"<redacted>\")" }
   ],
   [
     "a runtime 500 text whose token is cut by the 200-character excerpt",
@@ -710,7 +710,7 @@ describe("secrets: a platform that echoes them", () => {
         expect(error).toMatchObject({ _tag: tag, ...expected })
         const texts = [...errorTexts(error), ...spanTexts(spans), ...logs]
         // the platform's words are kept, the secrets replaced by the marker
-        expect(texts.join("\n")).toContain("[redacted") // (the marker itself may be cut by an excerpt)
+        expect(texts.join("\n")).toContain("<redacted") // (the marker itself may be cut by an excerpt)
         for (const text of texts) {
           for (const secret of sent) expect(text).not.toContain(secret)
         }
@@ -745,9 +745,9 @@ describe("secrets: the Agent's profile and a waking runtime's notice, echoing th
           (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi", responseKind: "task" })
         )
       ).pipe(Effect.provide(layer))
-      expect(error).toMatchObject({ _tag: "TaskModeNotSupportedError", agentUid: "agent [redacted]" })
+      expect(error).toMatchObject({ _tag: "TaskModeNotSupportedError", agentUid: "agent <redacted>" })
       const kinds = error._tag === "TaskModeNotSupportedError" ? error.supportedResponseKinds : []
-      expect(kinds.slice(0, 3)).toEqual(["message", "kind [redacted]", `${"x".repeat(1000)}…`])
+      expect(kinds.slice(0, 3)).toEqual(["message", "kind <redacted>", `${"x".repeat(1000)}…`])
       expect(kinds).toHaveLength(16)
       expect(sent.size).toBeGreaterThan(0)
       for (const text of errorTexts(error)) {
@@ -780,7 +780,7 @@ describe("secrets: the Agent's profile and a waking runtime's notice, echoing th
         "1 minute"
       )
       expect(events.find((event) => event._tag === "RuntimeAccessProgress")).toMatchObject({
-        notice: { title: "waking", extra: { caller: "[redacted]", list: ["for [redacted]"] }, "[redacted]": true }
+        notice: { title: "waking", extra: { caller: "<redacted>", list: ["for <redacted>"] }, "<redacted>": true }
       })
       expect(sent.size).toBeGreaterThan(0)
       for (const secret of sent) expect(JSON.stringify(events)).not.toContain(secret)
@@ -798,7 +798,7 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
       "ServerError",
       inPath,
       { status: 500, text: "down" },
-      `${base}/runtimes/svc/[redacted]/`,
+      `${base}/runtimes/svc/<redacted>/`,
       new URL(base).hostname
     ],
     [
@@ -806,7 +806,7 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
       "InvalidA2AResponseError",
       inPath,
       { status: 200, body: { nothing: 1 } },
-      `${base}/runtimes/svc/[redacted]/`,
+      `${base}/runtimes/svc/<redacted>/`,
       new URL(base).hostname
     ],
     [
@@ -814,7 +814,7 @@ describe("secrets: an rpc_url that carries the runtime token", () => {
       "ServerError",
       inHost,
       { status: 500, text: "down" },
-      "https://[redacted].runtime.example/",
+      "https://<redacted>.runtime.example/",
       undefined
     ]
   ]
@@ -904,8 +904,8 @@ describe("secrets: a runtime that echoes them to Task requests", () => {
         _tag: "A2ATimeoutError",
         lastTask: {
           id: "t1",
-          status: { message: { parts: [{ text: "auth Bearer [redacted]" }] } },
-          metadata: { "[redacted]": { seen: ["[redacted]"] } }
+          status: { message: { parts: [{ text: "auth Bearer <redacted>" }] } },
+          metadata: { "<redacted>": { seen: ["<redacted>"] } }
         }
       })
       expect(sent.size).toBeGreaterThan(0)
@@ -926,7 +926,7 @@ describe("secrets: a runtime that echoes them to Task requests", () => {
           .pipe(Effect.provide(layer))
         expect(error._tag).toBe(tag)
         const texts = errorTexts(error)
-        expect(texts.join("\n")).toContain("[redacted]")
+        expect(texts.join("\n")).toContain("<redacted>")
         for (const text of texts) {
           for (const secret of sent) expect(text).not.toContain(secret)
         }

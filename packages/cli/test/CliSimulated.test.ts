@@ -390,7 +390,7 @@ describe("CLI secrecy: a platform that echoes the tokens it was sent", () => {
       // no resolve in the second run: the token came from the file
       expect((yield* (yield* SimulatedPlatform.SimulatedPlatform).counters).resolveCalls[ready.sessionUid]).toBe(1)
       expect(echoed.size).toBe(1)
-      expect(second.stderr).toContain("bad bearer [redacted]")
+      expect(second.stderr).toContain("bad bearer <redacted>")
       for (const secret of echoed) expect(second.stdout + second.stderr).not.toContain(secret)
     }).pipe(Effect.provide(platformLayer)))
 
@@ -411,7 +411,7 @@ describe("CLI secrecy: a platform that echoes the tokens it was sent", () => {
             })
         })
         expect(result.exitCode).not.toBe(0)
-        expect(result.stderr).toContain("[redacted]")
+        expect(result.stderr).toContain("<redacted>")
         for (const secret of secrets) expect(result.stdout + result.stderr).not.toContain(secret)
       }).pipe(Effect.provide(platformLayer)))
   }

@@ -11,11 +11,11 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 
 /**
- * What a secret is replaced by.
+ * What a secret is replaced by: what Effect's `Redacted` prints, as the CLI's `--debug` lines do.
  *
  * @internal
  */
-export const redactedMarker = "[redacted]"
+export const redactedMarker = "<redacted>"
 
 // The patterns below find where a secret starts; loops find where a JSON string ends. A pattern that repeats a
 // group or a counted class keeps a backtrack entry per character: 8 MiB of one overflows V8's stack.
