@@ -14,3 +14,11 @@ import * as internal from "./internal/scrubSecrets.js"
  * @category redaction
  */
 export const echoedForms: (secret: string) => ReadonlyArray<string> = internal.echoedForms
+
+/**
+ * What the SDK writes in place of a secret: `<redacted>`, as Effect's `Redacted` prints.
+ *
+ * @since 0.2.0
+ * @category redaction
+ */
+export const marker: string = internal.redactedMarker

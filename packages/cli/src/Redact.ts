@@ -14,12 +14,12 @@ import { Redaction } from "@mainsequence/a2a"
 import * as Redacted from "effect/Redacted"
 
 /**
- * What a credential becomes.
+ * What a credential becomes: the SDK's own marker, so `--debug` lines and the SDK's errors read alike.
  *
  * @since 0.2.0
  * @category constants
  */
-export const placeholder = "<redacted>"
+export const placeholder: string = Redaction.marker
 
 const credentialWords: ReadonlySet<string> = new Set([
   "token",
