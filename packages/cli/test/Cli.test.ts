@@ -177,6 +177,8 @@ describe("send: command line", () => {
       const note = yield* tempFile("note.txt", "hello")
       const latin1 = yield* tempFile("latin1.txt", new Uint8Array([0x63, 0x61, 0x66, 0xe9]))
       const dir = note.slice(0, note.lastIndexOf("/"))
+      const loop = `${dir}/loop`
+      yield* FileSystem.FileSystem.pipe(Effect.flatMap((fs) => fs.symlink(loop, loop)))
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["--timeout", "abc"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "abc")`],
         [["--timeout", "1,2,3"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "1,2,3")`],
@@ -190,11 +192,11 @@ describe("send: command line", () => {
           ["--message-file", "/nonexistent/m.txt"],
           `Invalid message-file: cannot read "/nonexistent/m.txt" (no such file)`
         ],
-        [["--message-file", dir], `Invalid message-file: cannot read ${JSON.stringify(dir)} (not a readable file)`],
+        [["--message-file", dir], `Invalid message-file: cannot read ${JSON.stringify(dir)} (a directory)`],
         // A path through a regular file (ENOTDIR): @effect/cli's Options.file would die here (exit 1).
         [
           ["--message-file", `${note}/m.txt`],
-          `Invalid message-file: cannot read ${JSON.stringify(`${note}/m.txt`)} (not a readable file)`
+          `Invalid message-file: cannot read ${JSON.stringify(`${note}/m.txt`)} (a part of the path is not a directory)`
         ],
         [
           ["--message-file", latin1],
@@ -203,11 +205,17 @@ describe("send: command line", () => {
           } is not UTF-8 text (send other files as attachments, with --file)`
         ],
         [["--file", "/nonexistent/a.pdf"], `Invalid file: cannot read "/nonexistent/a.pdf" (no such file)`],
-        [["--file", dir], `Invalid file: cannot read ${JSON.stringify(dir)} (not a regular file)`],
+        [["--file", dir], `Invalid file: cannot read ${JSON.stringify(dir)} (a directory)`],
+        [["--file", "/dev/null"], `Invalid file: cannot read "/dev/null" (not a regular file)`],
         [
           ["--file", `${note}/a.pdf`],
-          `Invalid file: cannot read ${JSON.stringify(`${note}/a.pdf`)} (not a readable file)`
+          `Invalid file: cannot read ${JSON.stringify(`${note}/a.pdf`)} (a part of the path is not a directory)`
         ],
+        [
+          ["--message-file", loop],
+          `Invalid message-file: cannot read ${JSON.stringify(loop)} (too many levels of symbolic links)`
+        ],
+        [["--file", loop], `Invalid file: cannot read ${JSON.stringify(loop)} (too many levels of symbolic links)`],
         [
           ["--file", note, "--media-type", "text/plain", "--file", "/nonexistent/b.pdf", "--media-type", "x/y"],
           `Invalid file: cannot read "/nonexistent/b.pdf" (no such file)`

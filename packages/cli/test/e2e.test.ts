@@ -184,10 +184,10 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         [send(uid), /--message TEXT or --message-file PATH/],
         [send(uid, "--message", "a", "--message-file", note), /not both/],
         [send(uid, "--message-file", Path.join(dir, "missing.txt")), /message-file.*missing\.txt/],
-        [send(uid, "--message-file", dir), /^Invalid message-file: cannot read ".*" \(not a readable file\)$/],
+        [send(uid, "--message-file", dir), /^Invalid message-file: cannot read ".*" \(a directory\)$/],
         [
           send(uid, "--message-file", Path.join(note, "m.txt")),
-          /^Invalid message-file: cannot read ".*note\.txt\/m\.txt" \(not a readable file\)$/
+          /^Invalid message-file: cannot read ".*note\.txt\/m\.txt" \(a part of the path is not a directory\)$/
         ],
         [send("not-a-uuid", "--message", "a"), /UUID/],
         [send(uid, "--message", "a", "--message-id", "bad id!"), /message ?id/i],
@@ -209,10 +209,10 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           send(uid, "--message", "a", "--file", Path.join(dir, "missing.pdf")),
           /^Invalid file: cannot read ".*missing\.pdf" \(no such file\)$/
         ],
-        [send(uid, "--message", "a", "--file", dir), /^Invalid file: cannot read ".*" \(not a regular file\)$/],
+        [send(uid, "--message", "a", "--file", dir), /^Invalid file: cannot read ".*" \(a directory\)$/],
         [
           send(uid, "--message", "a", "--file", Path.join(note, "a.pdf")),
-          /^Invalid file: cannot read ".*note\.txt\/a\.pdf" \(not a readable file\)$/
+          /^Invalid file: cannot read ".*note\.txt\/a\.pdf" \(a part of the path is not a directory\)$/
         ],
         [send(uid, "--message", "a", "--file", big), /big\.pdf.*15728641/],
         [send(uid, "--message", "a", "--file", note), /note\.txt.*media type/],
@@ -270,7 +270,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       })
       expect([stdinDirectory.code, linesOf(stdinDirectory.stderr)]).toEqual([
         2,
-        ["Invalid message-file: cannot read standard input (not a readable file)"]
+        ["Invalid message-file: cannot read standard input (a directory)"]
       ])
       expect(yield* platform.requestLog).toEqual([])
     }), 120_000)

@@ -16,18 +16,28 @@ import * as Stream from "effect/Stream"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 
-const reasons: Partial<Record<PlatformError.SystemErrorReason, string>> = {
-  NotFound: "no such file",
-  PermissionDenied: "permission denied",
-  BadResource: "not a readable file"
-}
-
 // `named`: the path as JSON, or "standard input".
 const cannotRead = (field: string, named: string, why: string) =>
   new A2AError.A2AInputError({ field, reason: `cannot read ${named} (${why})` })
 
 const reasonOf = (error: PlatformError.PlatformError): string =>
-  error._tag === "SystemError" ? (reasons[error.reason] ?? error.reason) : error.message
+  error._tag === "SystemError" ? errnoReason(error.cause) : error.message
+
+const errnoReasons: Record<string, string> = {
+  ENOENT: "no such file",
+  EACCES: "permission denied",
+  EPERM: "permission denied",
+  EISDIR: "a directory",
+  ENOTDIR: "a part of the path is not a directory",
+  ELOOP: "too many levels of symbolic links",
+  ENAMETOOLONG: "the path is too long"
+}
+
+const errnoReason = (error: unknown): string => {
+  const code = Predicate.hasProperty(error, "code") ? error.code : undefined
+  return (typeof code === "string" && Object.hasOwn(errnoReasons, code) ? errnoReasons[code] : undefined) ??
+    "not a readable file"
+}
 
 /**
  * The path that names standard input.
@@ -63,8 +73,7 @@ export const readMessageFile = (
     // Node reads a directory on standard input as empty: it is refused as a named directory is.
     ? Effect.flatMap(
       Effect.try({ try: () => Fs.fstatSync(0).isDirectory(), catch: unreadable }),
-      (directory) =>
-        directory ? Effect.fail(cannotRead(field, named, "not a readable file")) : fromStream(() => process.stdin)
+      (directory) => directory ? Effect.fail(cannotRead(field, named, "a directory")) : fromStream(() => process.stdin)
     )
     : Effect.flatMap(FileSystem.FileSystem, (fs) => {
       const platform = (error: PlatformError.PlatformError) => cannotRead(field, named, reasonOf(error))
@@ -74,7 +83,7 @@ export const readMessageFile = (
             ? Effect.fail(tooLarge)
             : Effect.mapError(fs.readFile(path), platform)
           : info.type === "Directory"
-          ? Effect.fail(cannotRead(field, named, "not a readable file"))
+          ? Effect.fail(cannotRead(field, named, "a directory"))
           : info.type === "FIFO"
           ? Effect.flatMap(openFifo(path, unreadable), (fd) =>
             fromStream(() => new Net.Socket({ fd, readable: true, writable: false })))
@@ -98,15 +107,6 @@ export const readMessageFile = (
 // thread of Node's pool, and Node does not exit (after Ctrl-C either) until that thread returns.
 const openFifo = (path: string, onError: (error: unknown) => A2AError.A2AInputError) =>
   Effect.try({ try: () => Fs.openSync(path, Fs.constants.O_RDONLY | Fs.constants.O_NONBLOCK), catch: onError })
-
-const errnoReason = (error: unknown): string => {
-  const code = Predicate.hasProperty(error, "code") ? error.code : undefined
-  return code === "ENOENT"
-    ? "no such file"
-    : code === "EACCES" || code === "EPERM"
-    ? "permission denied"
-    : "not a readable file"
-}
 
 const boundedBytes = (
   stream: Stream.Stream<Uint8Array, A2AError.A2AInputError>,
@@ -137,7 +137,8 @@ export const regularFile = (
     Effect.mapError((error) => cannotRead(field, JSON.stringify(path), reasonOf(error))),
     Effect.filterOrFail(
       (info) => info.type === "File",
-      () => cannotRead(field, JSON.stringify(path), "not a regular file")
+      (info) =>
+        cannotRead(field, JSON.stringify(path), info.type === "Directory" ? "a directory" : "not a regular file")
     ),
     Effect.as(path)
   )
