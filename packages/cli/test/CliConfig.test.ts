@@ -61,6 +61,10 @@ describe("CliConfig", () => {
         "Invalid configuration: MAINSEQUENCE_ENDPOINT is not an absolute URL; it must be an absolute http: or " +
           "https: URL"
       )
+      expect((yield* failure("localhost:8080")).message).toBe(
+        "Invalid configuration: MAINSEQUENCE_ENDPOINT is a host and a port without a scheme; it must be an absolute " +
+          "http: or https: URL, such as http://host:port"
+      )
       expect((yield* failure("ftp://user:secret@h")).message).toBe(
         "Invalid configuration: MAINSEQUENCE_ENDPOINT has the scheme ftp:; it must be an absolute http: or https: URL"
       )

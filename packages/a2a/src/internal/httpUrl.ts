@@ -10,11 +10,14 @@
  * @internal
  */
 export const httpUrlProblem = (url: string): string | undefined => {
-  if (!URL.canParse(url)) return "is not an absolute URL; it must be an absolute http: or https: URL"
+  const absolute = "it must be an absolute http: or https: URL"
+  // `localhost:8080` parses as the scheme `localhost:`.
+  if (/^\s*[^\s/:?#@]+:\d+(?:[/?#]|\s*$)/.test(url)) {
+    return `is a host and a port without a scheme; ${absolute}, such as http://host:port`
+  }
+  if (!URL.canParse(url)) return `is not an absolute URL; ${absolute}`
   const scheme = new URL(url).protocol
-  return scheme === "http:" || scheme === "https:"
-    ? undefined
-    : `has the scheme ${scheme}; it must be an absolute http: or https: URL`
+  return scheme === "http:" || scheme === "https:" ? undefined : `has the scheme ${scheme}; ${absolute}`
 }
 
 /**
