@@ -9,9 +9,9 @@
  *   `error._tag === "A2AMessageLimitExceededError"` both work. An unexpected defect rejects with an `Error`.
  * - Every call takes an optional `AbortSignal`; aborting interrupts the call and rejects with the signal's
  *   reason.
- * - `dispose()` closes the connections and the runtime; call it once you are done. A call still in flight
- *   then rejects as interrupted ("the client was disposed"), a Task wait at its next poll; a later call
- *   rejects with an `Error` saying so.
+ * - `dispose()` closes the connections and the runtime; call it once you are done (or make the client with
+ *   `await using`). A call still in flight then rejects as interrupted ("the client was disposed"), a Task
+ *   wait at its next poll; a later call rejects with an `Error` saying so.
  * - Make one client and keep it for the program's life: the runtime-access cache and the connection pool
  *   live as long as the client, so a client made (or an `Effect.provide(layer)` done) per call starts cold
  *   every time — a new resolve and new connections.
@@ -116,6 +116,8 @@ export interface PromiseA2AClient {
   ) => Promise<A2AProtocol.Task>
   /** Closes the connections and the runtime. Calls made afterwards reject. */
   readonly dispose: () => Promise<void>
+  /** `dispose()`, so that `await using client = makeA2AClient()` disposes of the client at the end of its block. */
+  readonly [Symbol.asyncDispose]: () => Promise<void>
 }
 
 // A value of another type is passed on as it is: the client reports it (never quoting a token).
@@ -226,6 +228,11 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
     return run((client) => client.sendA2AMessage(agentSessionUid, input), options?.signal)
   }
 
+  const dispose = (): Promise<void> => {
+    disposed = true
+    return runtime.dispose()
+  }
+
   const taskOptions = (options: TaskCallOptions | undefined): A2AClient.TaskCallOptions =>
     options?.timeout === undefined ? {} : { timeout: options.timeout }
 
@@ -237,9 +244,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
       run((client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
     cancelA2ATask: (agentSessionUid, taskId, options) =>
       run((client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
-    dispose: () => {
-      disposed = true
-      return runtime.dispose()
-    }
+    dispose,
+    [Symbol.asyncDispose]: dispose
   }
 }

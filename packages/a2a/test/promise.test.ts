@@ -165,4 +165,18 @@ describe("@mainsequence/a2a/promise", () => {
     expect(error).not.toHaveProperty("_tag")
     expect(String(error)).toBe("Error: The client was disposed: make a new one for more calls")
   })
+
+  it("await using: the client is disposed of at the end of its block", async () => {
+    const escaped = await (async () => {
+      await using scoped = makeA2AClient({
+        backendUrl: reference.url,
+        accessToken: Redacted.value(demoUserAccessToken)
+      })
+      const answer = await scoped.sendA2AMessage(demoSessionUids.ready, { message: "hi" })
+      expect(A2AProtocol.textOf(answer)).toEqual(["You said: hi"])
+      return scoped
+    })()
+    const error = await escaped.sendA2AMessage(demoSessionUids.ready, { message: "hi" }).catch((e: unknown) => e)
+    expect(String(error)).toBe("Error: The client was disposed: make a new one for more calls")
+  })
 })
