@@ -280,8 +280,19 @@ export const mediaType = "application/a2a+json"
  */
 export const isTask = (answer: Message | Task): answer is Task => "status" in answer && "id" in answer
 
-const textOfParts = (parts: ReadonlyArray<Part> | null | undefined): ReadonlyArray<string> =>
-  (parts ?? []).flatMap((part) => Predicate.isString(part.text) ? [part.text] : [])
+/**
+ * The parts of a Message, or of a Task's status message and artifacts, in order.
+ *
+ * @since 0.2.0
+ * @category utils
+ */
+export const partsOf = (answer: Message | Task): ReadonlyArray<Part> =>
+  isTask(answer)
+    ? [
+      ...(answer.status.message?.parts ?? []),
+      ...(answer.artifacts ?? []).flatMap((artifact) => artifact.parts ?? [])
+    ]
+    : answer.parts
 
 /**
  * Collects the text parts of a Message, or of a Task's status message and artifacts, in order.
@@ -290,9 +301,4 @@ const textOfParts = (parts: ReadonlyArray<Part> | null | undefined): ReadonlyArr
  * @category utils
  */
 export const textOf = (answer: Message | Task): ReadonlyArray<string> =>
-  isTask(answer)
-    ? [
-      ...textOfParts(answer.status.message?.parts),
-      ...(answer.artifacts ?? []).flatMap((artifact) => textOfParts(artifact.parts))
-    ]
-    : textOfParts(answer.parts)
+  partsOf(answer).flatMap((part) => Predicate.isString(part.text) ? [part.text] : [])

@@ -282,6 +282,33 @@ const sentTaskIds = Effect.map(runtimeSends, (sends) =>
     return body.message?.taskId ?? null
   }))
 
+describe("reading a Task's parts", () => {
+  it("partsOf and textOf read the status message, then each artifact, in order", () => {
+    const task = {
+      id: "t",
+      contextId: "c",
+      status: { state: "TASK_STATE_COMPLETED", message: { parts: [{ text: "status" }, { data: { n: 1 } }] } },
+      artifacts: [
+        { artifactId: "a", parts: [{ url: "https://h/r.pdf", mediaType: "application/pdf" }, { text: "first" }] },
+        { artifactId: "b", parts: null },
+        { artifactId: "c", parts: [{ text: "second" }] }
+      ]
+    } as const satisfies A2AProtocol.Task
+    expect(A2AProtocol.partsOf(task)).toEqual([
+      { text: "status" },
+      { data: { n: 1 } },
+      { url: "https://h/r.pdf", mediaType: "application/pdf" },
+      { text: "first" },
+      { text: "second" }
+    ])
+    expect(A2AProtocol.textOf(task)).toEqual(["status", "first", "second"])
+    expect(A2AProtocol.partsOf({ id: "u", contextId: "c", status: { state: "TASK_STATE_WORKING" } })).toEqual([])
+    const message = { messageId: "m", role: "ROLE_AGENT", parts: [{ data: [] }, { text: "only" }] }
+    expect(A2AProtocol.partsOf(message)).toEqual(message.parts)
+    expect(A2AProtocol.textOf(message)).toEqual(["only"])
+  })
+})
+
 describe("follow-up turns (SPEC §7)", () => {
   it.effect("sends message.taskId and message.referenceTaskIds in Task mode, with the body otherwise as §2", () =>
     Effect.gen(function*() {

@@ -201,9 +201,37 @@ export const renderAnswer = (
     )
 
 /**
+ * Under `--output text`, the stderr line that counts the answer's parts text output leaves out (data, files),
+ * if there are any.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const untoldPartsLine = (answer: A2AProtocol.Message | A2AProtocol.Task): string | undefined => {
+  const untold = A2AProtocol.partsOf(answer).filter((part) => !Predicate.isString(part.text))
+  if (untold.length === 0) return undefined
+  const count = (kind: "data" | "file" | "other") => untold.filter((part) => kindOf(part) === kind).length
+  const kinds = [
+    [count("data"), "data", "data"],
+    [count("file"), "file", "files"],
+    [count("other"), "other", "other"]
+  ] as const
+  const named = kinds.flatMap(([n, one, many]) => n === 0 ? [] : [`${n} ${n === 1 ? one : many}`])
+  const parts = untold.length === 1 ? "1 part that is" : `${untold.length} parts that are`
+  return `The answer has ${parts} not text (${named.join(", ")}); --output json prints it whole`
+}
+
+const kindOf = (part: A2AProtocol.Part): "data" | "file" | "other" =>
+  part.data !== undefined && part.data !== null
+    ? "data"
+    : Predicate.isString(part.raw) || Predicate.isString(part.url)
+    ? "file"
+    : "other"
+
+/**
  * Prints an A2A answer on stdout; for a Task that waits for its caller, stderr names the command that
  * answers it, for a Task still under way the command that waits for it, and for one that ended without
- * completing its state (see `Resume.ts`).
+ * completing its state (see `Resume.ts`); under `--output text`, the parts it leaves out are counted there.
  *
  * @since 0.1.0
  * @category utils
@@ -214,9 +242,12 @@ export const printAnswer = (
   agentSessionUid: string
 ): Effect.Effect<void, OutputWriteError, Output> => {
   const resume = resumeOf(answer, agentSessionUid)
-  const next = resume === undefined ? stateLine(answer, agentSessionUid) : resumeLine(resume)
+  const lines = [
+    format === "text" ? untoldPartsLine(answer) : undefined,
+    resume === undefined ? stateLine(answer, agentSessionUid) : resumeLine(resume)
+  ].filter(Predicate.isString)
   return Effect.zipRight(
     printLine(renderAnswer(answer, format, resume)),
-    next === undefined ? Effect.void : printErrorLine(oneLine(next))
+    Effect.forEach(lines, (line) => printErrorLine(oneLine(line)), { discard: true })
   )
 }

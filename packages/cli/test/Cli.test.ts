@@ -511,7 +511,7 @@ describe("send: command line", () => {
         "--reference-task-id=a=b",
         "--output=text"
       ])
-      expect([result.exitCode, result.stderr]).toEqual([0, ""])
+      expect([result.exitCode, result.stdout]).toEqual([0, "Hello\nWorld\n"])
       expect(sentInput(result.calls)).toMatchObject({
         message: "Summarise",
         referenceTaskIds: ["task-7", "a=b"],
@@ -895,6 +895,44 @@ describe("a Task that waits for its caller", () => {
           expect([text.exitCode, text.stderr, text.stdout]).toEqual([0, line, "\n"])
         }
       }
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("--output text counts on stderr the parts it leaves out (data, files); --output json has them all", () =>
+    Effect.gen(function*() {
+      const message = (parts: ReadonlyArray<A2AProtocol.Part>) => ({ messageId: "m", role: "ROLE_AGENT", parts })
+      const file = { url: "https://h/r.pdf", mediaType: "application/pdf", filename: "r\u001b[2J.pdf" }
+      const cases = [
+        [[{ text: "Here." }, { data: { rows: 3 } }], "Here.", "1 part that is not text (1 data)"],
+        [
+          [file, { raw: "aGk=" }, { data: [] }, { metadata: {} }],
+          "",
+          "4 parts that are not text (1 data, 2 files, 1 other)"
+        ],
+        [[{ text: "Only text." }], "Only text.", undefined]
+      ] as const
+      for (const [parts, stdout, counted] of cases) {
+        const answer = message(parts)
+        const text = yield* runCli([...send, "--message", "go", "-o", "text"], { answer })
+        const stderr = counted === undefined ? "" : `The answer has ${counted}; --output json prints it whole\n`
+        expect([text.exitCode, text.stdout, text.stderr]).toEqual([0, `${stdout}\n`, stderr])
+        const json = yield* runCli([...send, "--message", "go"], { answer })
+        expect([json.exitCode, JSON.parse(json.stdout), json.stderr]).toEqual([0, { message: answer }, ""])
+      }
+      // A Task: its status message and artifacts are read; the line comes before the Task's own.
+      const task = {
+        id: "task-7",
+        contextId: sessionUid,
+        status: { state: "TASK_STATE_WORKING" as const },
+        artifacts: [{ artifactId: "a", parts: [file] }]
+      }
+      const taskText = yield* runCli(["agent", "session", "a2a", "task", "get", "-o", "text", sessionUid, "task-7"], {
+        answer: task
+      })
+      expect(taskText.stderr.split("\n")).toEqual([
+        "The answer has 1 part that is not text (1 file); --output json prints it whole",
+        expect.stringMatching(/^The Task task-7 is under way/),
+        ""
+      ])
     }).pipe(Effect.provide(NodeContext.layer)))
 })
 

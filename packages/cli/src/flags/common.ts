@@ -57,8 +57,8 @@ export const output = Options.choice("output", outputFormats).pipe(
     "json (default): stdout carries exactly one JSON document whatever the outcome: the A2A answer in its wire " +
       "shape ({\"message\": …} or {\"task\": …}, with \"resume\" when the Task waits for input), or " +
       "{\"error\": {type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details}}; " +
-      "text: only the answer's text parts. stderr keeps the human lines either way (for a Task not completed: the " +
-      "command that answers or follows it, or the state it ended in)"
+      "text: only the answer's text parts (stderr counts the parts left out). stderr keeps the human lines either " +
+      "way (for a Task not completed: the command that answers or follows it, or the state it ended in)"
   ),
   Options.withDefault("json" as const)
 )
