@@ -114,13 +114,14 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
       const notHttp = "has the scheme file:; it must be an absolute http: or https: URL"
       const unusableUrls: ReadonlyArray<readonly [string, string]> = [
         ["api.main-sequence.app", "is not an absolute URL; it must be an absolute http: or https: URL"],
-        ...["localhost:8080", "127.0.0.1:8080/", " localhost:8080 "].map((url) =>
+        ...["localhost:8080", "127.0.0.1:8/api", " localhost:8080 "].map((url) =>
           [
             url,
             "is a host and a port without a scheme; it must be an absolute http: or https: URL, such as http://host:port"
           ] as const
         ),
         ["mailto:ops@main-sequence.app", "has the scheme mailto:; it must be an absolute http: or https: URL"],
+        ["urn:1x", "has the scheme urn:; it must be an absolute http: or https: URL"],
         ["file:///etc/passwd", notHttp],
         [
           `${base}/?tenant=1`,
