@@ -46,6 +46,7 @@ import * as Redacted from "effect/Redacted"
 import * as A2AClient from "./A2AClient.js"
 import * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
+import { optionsObjectReason } from "./internal/describeValue.js"
 import * as A2ANode from "./node.js"
 
 /**
@@ -120,6 +121,9 @@ export interface PromiseA2AClient {
   readonly [Symbol.asyncDispose]: () => Promise<void>
 }
 
+const callFields = Object.keys({ signal: null } satisfies Record<keyof CallOptions, null>)
+const taskCallFields = Object.keys({ signal: null, timeout: null } satisfies Record<keyof TaskCallOptions, null>)
+
 // A value of another type is passed on as it is: the client reports it (never quoting a token).
 const redacted = <A>(token: A): A | Redacted.Redacted<string> =>
   typeof token === "string" ? Redacted.make(token) : token
@@ -188,8 +192,13 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
 
   const run = async <A, E>(
     call: (client: A2AClient.Service) => Effect.Effect<A, E>,
-    signal: AbortSignal | undefined
+    options: CallOptions | undefined,
+    fields: ReadonlyArray<string>
   ): Promise<A> => {
+    const example = fields === callFields ? "{ signal }" : "{ timeout: 30, signal }"
+    const problem = options === undefined ? undefined : optionsObjectReason(options, fields, example)
+    if (problem !== undefined) throw new A2AError.A2AInputError({ field: "options", reason: problem })
+    const signal = options?.signal
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
       throw new A2AError.A2AInputError({ field: "signal", reason: "must be an AbortSignal" })
     }
@@ -225,7 +234,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
     input: A2AClient.SendA2AMessageInput,
     options?: CallOptions
   ): Promise<A2AProtocol.Message | A2AProtocol.Task> {
-    return run((client) => client.sendA2AMessage(agentSessionUid, input), options?.signal)
+    return run((client) => client.sendA2AMessage(agentSessionUid, input), options, callFields)
   }
 
   const dispose = (): Promise<void> => {
@@ -239,11 +248,11 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
   return {
     sendA2AMessage,
     getA2ATask: (agentSessionUid, taskId, options) =>
-      run((client) => client.getA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
+      run((client) => client.getA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallFields),
     waitForA2ATask: (agentSessionUid, taskId, options) =>
-      run((client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
+      run((client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallFields),
     cancelA2ATask: (agentSessionUid, taskId, options) =>
-      run((client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)), options?.signal),
+      run((client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallFields),
     dispose,
     [Symbol.asyncDispose]: dispose
   }

@@ -72,7 +72,19 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
         [{ refreshToken: 7 }, "refreshToken", token],
         [{ refreshToken: Redacted.make(["s3cret-refresh"]) }, "refreshToken", token],
         [{ username: {} }, "username", "must be a string (got {})"],
-        [{ username: 12 }, "username", "must be a string (got 12)"]
+        [{ username: 12 }, "username", "must be a string (got 12)"],
+        // Before its type: a misspelt field leaves the right one missing.
+        [
+          { backendURL: base, backendUrl: undefined },
+          "options",
+          `has an unknown field "backendURL" (did you mean "backendUrl"?)`
+        ],
+        // The Node layer's options given to A2AClient.make, which would drop them.
+        [
+          { proxy: "none" },
+          "options",
+          `has an unknown field "proxy" (the fields are backendUrl, accessToken, refreshToken, username, maxResponseBytes)`
+        ]
       ]
       for (const [options, field, reason] of cases) {
         expect([options, yield* wrong(options)]).toEqual([options, { _tag: "A2AInputError", field, reason }])

@@ -1,5 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { describeValue, maxQuotedLength } from "../src/internal/describeValue.js"
+import {
+  describeValue,
+  maxQuotedLength,
+  optionsObjectReason,
+  unknownFieldReason
+} from "../src/internal/describeValue.js"
 
 describe("describeValue: how an input error quotes a value of any type", () => {
   it("strings and small JSON values as JSON, the rest by kind, and never throws", () => {
@@ -39,5 +44,47 @@ describe("describeValue: how an input error quotes a value of any type", () => {
     const exactly = { k: "z".repeat(maxQuotedLength - 8) }
     expect(JSON.stringify(exactly)).toHaveLength(maxQuotedLength)
     expect(describeValue(exactly)).toBe(JSON.stringify(exactly))
+  })
+})
+
+describe("options objects of untyped callers: an object of known fields", () => {
+  const fields = ["message", "taskId", "timeout"]
+
+  it("an unknown field is named; one that differs only in case is suggested, else the fields are listed", () => {
+    expect(unknownFieldReason({ message: "hi", timeout: 5 }, fields)).toBeUndefined()
+    expect(unknownFieldReason({}, fields)).toBeUndefined()
+    expect(unknownFieldReason({ message: "hi", taskID: "t" }, fields)).toBe(
+      `has an unknown field "taskID" (did you mean "taskId"?)`
+    )
+    expect(unknownFieldReason({ message: "hi", files: [] }, fields)).toBe(
+      `has an unknown field "files" (the fields are message, taskId, timeout)`
+    )
+    // the first unknown one, in the object's own order
+    expect(unknownFieldReason({ b: 1, a: 2 }, fields)).toBe(
+      `has an unknown field "b" (the fields are message, taskId, timeout)`
+    )
+  })
+
+  it("a field set to undefined is left alone; a name is quoted bounded", () => {
+    expect(unknownFieldReason({ message: "hi", files: undefined }, fields)).toBeUndefined()
+    expect(unknownFieldReason({ extra: null }, fields)).toBe(
+      `has an unknown field "extra" (the fields are message, taskId, timeout)`
+    )
+    const long = "k".repeat(maxQuotedLength + 1)
+    expect(unknownFieldReason({ [long]: 1 }, fields)).toBe(
+      `has an unknown field ${describeValue(long)} (the fields are message, taskId, timeout)`
+    )
+  })
+
+  it("a value that is no object, or a list, is refused with the example; an object goes on to its fields", () => {
+    for (const [value, got] of [[null, "null"], [5, "5"], ["hi", `"hi"`], [[1], "[1]"], [undefined, "undefined"]]) {
+      expect(optionsObjectReason(value, fields, "{ timeout: 30 }")).toBe(
+        `must be an object such as { timeout: 30 } (got ${got})`
+      )
+    }
+    expect(optionsObjectReason({ timeout: 30 }, fields, "{ timeout: 30 }")).toBeUndefined()
+    expect(optionsObjectReason({ Timeout: 30 }, fields, "{ timeout: 30 }")).toBe(
+      `has an unknown field "Timeout" (did you mean "timeout"?)`
+    )
   })
 })

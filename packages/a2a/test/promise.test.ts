@@ -12,7 +12,7 @@ import * as Scope from "effect/Scope"
 import { randomUUID } from "node:crypto"
 import * as A2AError from "../src/A2AError.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
-import { makeA2AClient, type PromiseA2AClient } from "../src/promise.js"
+import { type CallOptions, makeA2AClient, type PromiseA2AClient, type TaskCallOptions } from "../src/promise.js"
 
 const failingBackendUid = "5e55a0e1-0000-4000-8000-0000000000f1"
 
@@ -118,7 +118,8 @@ describe("@mainsequence/a2a/promise", () => {
       [{ backendUrl, accessToken, refreshToken: 7 }, "Invalid refreshToken: must be a string or a Redacted string"],
       [{ backendUrl, accessToken, username: {} }, "Invalid username: must be a string (got {})"],
       [{ backendUrl, accessToken, proxy: 5 }, `The proxy option must be "environment", "none" or a URL`],
-      [{ backendUrl, accessToken, noProxy: 5 }, "The noProxy option must be a string (got 5)"]
+      [{ backendUrl, accessToken, noProxy: 5 }, "The noProxy option must be a string (got 5)"],
+      [{ backendUrl, accessToken, maxConnections: 8 }, `Invalid options: has an unknown field "maxConnections"`]
     ]
     for (const [options, message] of cases) {
       const wrong = makeA2AClient(options as Parameters<typeof makeA2AClient>[0])
@@ -136,8 +137,31 @@ describe("@mainsequence/a2a/promise", () => {
       signal: 5 as unknown as AbortSignal
     }).catch((e: unknown) => e)
     expect(signal).toEqual(new A2AError.A2AInputError({ field: "signal", reason: "must be an AbortSignal" }))
+    // A call's options: an object of its own fields (the send's budget goes in its input).
+    const before = (await Effect.runPromise(reference.platform.requestLog)).length
+    const callOptions: ReadonlyArray<readonly [() => Promise<unknown>, string]> = [
+      [
+        () => client.sendA2AMessage(demoSessionUids.ready, { message: "hi", messageId }, { timeout: 5 } as CallOptions),
+        `has an unknown field "timeout" (the fields are signal)`
+      ],
+      [
+        () => client.sendA2AMessage(demoSessionUids.ready, { message: "hi", messageId }, 5 as CallOptions),
+        "must be an object such as { signal } (got 5)"
+      ],
+      [
+        () => client.waitForA2ATask(demoSessionUids.ready, "t-1", { timout: 5 } as TaskCallOptions),
+        `has an unknown field "timout" (the fields are signal, timeout)`
+      ],
+      [
+        () => client.cancelA2ATask(demoSessionUids.ready, "t-1", [] as TaskCallOptions),
+        "must be an object such as { timeout: 30, signal } (got [])"
+      ]
+    ]
+    for (const [call, reason] of callOptions) {
+      expect(await call().catch((e: unknown) => e)).toEqual(new A2AError.A2AInputError({ field: "options", reason }))
+    }
     const log = await Effect.runPromise(reference.platform.requestLog)
-    expect(log.some((entry) => entry.messageId === messageId)).toBe(false)
+    expect([log.length, log.some((entry) => entry.messageId === messageId)]).toEqual([before, false])
   })
 
   it("dispose() while a send waits for the Agent: it rejects as interrupted, not as a failed connection", async () => {

@@ -4,11 +4,13 @@ import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as FC from "effect/FastCheck"
 import * as Predicate from "effect/Predicate"
 import * as Random from "effect/Random"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
+import type * as A2AClient from "../src/A2AClient.js"
 import type { SendA2AMessageInput } from "../src/A2AClient.js"
 import * as A2AError from "../src/A2AError.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
@@ -202,6 +204,40 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
       }
       expect(reasons[2]).toContain(`must be an object such as { message: "…" } (got "Hello")`)
       yield* nothingSent
+    }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
+
+  it.effect("an input or Task options field the SDK does not read → A2AInputError naming it, nothing sent", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const fields = "message, messageId, strictDictionary, jsonRepairAttempts, attachments, responseKind, taskId, " +
+        "referenceTaskIds, agentProfile, timeout"
+      const cases: ReadonlyArray<readonly [Record<string, unknown>, string]> = [
+        [{ message: "hi", timeOut: 5 }, `has an unknown field "timeOut" (did you mean "timeout"?)`],
+        [{ message: "hi", responsekind: "task" }, `has an unknown field "responsekind" (did you mean "responseKind"?)`],
+        [{ message: "hi", files: [] }, `has an unknown field "files" (the fields are ${fields})`],
+        [{ mesage: "hi" }, `has an unknown field "mesage" (the fields are ${fields})`]
+      ]
+      for (const [input, reason] of cases) {
+        const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped(input)))
+        expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "input", reason })
+      }
+      const taskOptions: ReadonlyArray<readonly [unknown, string]> = [
+        [{ timout: 5 }, `has an unknown field "timout" (the fields are timeout)`],
+        [5, "must be an object such as { timeout: 30 } (got 5)"],
+        [null, "must be an object such as { timeout: 30 } (got null)"]
+      ]
+      for (const [options, reason] of taskOptions) {
+        for (const call of [a2a.getA2ATask, a2a.waitForA2ATask, a2a.cancelA2ATask]) {
+          const error = yield* Effect.flip(call(sessionUid, "t-1", options as A2AClient.TaskCallOptions))
+          expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "options", reason })
+        }
+      }
+      yield* nothingSent
+      // A field set to undefined (a spread of optional values) is no unknown field.
+      const answer = yield* a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", extra: undefined }))
+      expect(A2AProtocol.textOf(answer)).toEqual(["You said: hi"])
+      const task = yield* Effect.either(a2a.getA2ATask(sessionUid, "t-1", untyped({ timeout: 5, extra: undefined })))
+      expect(Either.isLeft(task) && task.left._tag).toBe("TaskNotFoundError")
     }).pipe(Effect.provide(simulated({ sessions: [session()] }))))
 
   it.effect("a value JSON cannot write (a bigint, a circular object) is quoted by its kind in the error", () =>

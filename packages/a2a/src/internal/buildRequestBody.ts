@@ -8,8 +8,8 @@ import { A2AInputError } from "../A2AError.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Attachment from "../Attachment.js"
 import { encodeBase64 } from "./base64.js"
-import { describeValue, notAStringReason } from "./describeValue.js"
-import type { SendA2AMessageInput } from "./options.js"
+import { describeValue, notAStringReason, optionsObjectReason } from "./describeValue.js"
+import { fieldsOf, type SendA2AMessageInput, type TaskCallOptions } from "./options.js"
 
 const utf8 = new TextEncoder()
 
@@ -40,15 +40,35 @@ export const validateSessionUid = (agentSessionUid: string): Effect.Effect<strin
     : Effect.fail(inputError("agentSessionUid", `must be a UUID (got ${describeValue(agentSessionUid)})`))
 }
 
+const validateFields = <A>(
+  field: string,
+  value: A,
+  fields: ReadonlyArray<string>,
+  example: string
+): Effect.Effect<A, A2AInputError> => {
+  const problem = optionsObjectReason(value, fields, example)
+  return problem === undefined ? Effect.succeed(value) : Effect.fail(inputError(field, problem))
+}
+
 /**
- * The input of a send must be an object (`{ message: "…" }`), whatever an untyped caller passes.
+ * The input of a send must be an object (`{ message: "…" }`) of known fields.
  *
  * @internal
  */
 export const validateInput = (input: SendA2AMessageInput): Effect.Effect<SendA2AMessageInput, A2AInputError> =>
-  typeof input === "object" && input !== null && !Array.isArray(input)
-    ? Effect.succeed(input)
-    : Effect.fail(inputError("input", `must be an object such as { message: "…" } (got ${describeValue(input)})`))
+  validateFields("input", input, fieldsOf.sendInput, `{ message: "…" }`)
+
+/**
+ * A Task call's options, when given, must be an object (`{ timeout: 30 }`) of known fields.
+ *
+ * @internal
+ */
+export const validateTaskCallOptions = (
+  options: TaskCallOptions | undefined
+): Effect.Effect<TaskCallOptions | undefined, A2AInputError> =>
+  options === undefined
+    ? Effect.succeed(undefined)
+    : validateFields("options", options, fieldsOf.taskCallOptions, "{ timeout: 30 }")
 
 /** @internal */
 export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputError> => {

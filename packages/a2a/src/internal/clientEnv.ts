@@ -13,9 +13,9 @@ import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import * as backendClient from "./backendClient.js"
 import { bearerTokenProblem } from "./bearerToken.js"
 import { type Call, makeSessionState, type SessionState } from "./callContext.js"
-import { describeValue, notAStringReason } from "./describeValue.js"
+import { describeValue, notAStringReason, unknownFieldReason } from "./describeValue.js"
 import { backendUrlProblem, withoutTrailingSlashes } from "./httpUrl.js"
-import type { A2AClientOptions } from "./options.js"
+import { type A2AClientOptions, fieldsOf } from "./options.js"
 import { sha256Hex } from "./sha256.js"
 
 /**
@@ -148,6 +148,8 @@ const checkOptions = (
   given: Partial<A2AClientOptions>,
   options: RedactedOptions
 ): Effect.Effect<void, A2AError.A2AInputError> => {
+  const unknown = unknownFieldReason(given, fieldsOf.clientOptions)
+  if (unknown !== undefined) return Effect.fail(new A2AError.A2AInputError({ field: "options", reason: unknown }))
   const wrongType = optionTypeProblem(given, options)
   if (wrongType !== undefined) return Effect.fail(wrongType)
   if (options.backendUrl.trim() === "") {

@@ -39,3 +39,34 @@ export const describeValue = (value: unknown): string => {
  * @internal
  */
 export const notAStringReason = (value: unknown): string => `must be a string (got ${describeValue(value)})`
+
+/**
+ * The reason an input error gives for an object with a field the SDK does not read, if any: without it, a
+ * misspelt or misplaced option (`timeOut`, `files`) would be dropped without a word. A field set to
+ * `undefined` is left alone.
+ *
+ * @internal
+ */
+export const unknownFieldReason = (value: object, fields: ReadonlyArray<string>): string | undefined => {
+  const unknown = Object.keys(value).find((key) => !fields.includes(key) && Reflect.get(value, key) !== undefined)
+  if (unknown === undefined) return undefined
+  const near = fields.find((field) => field.toLowerCase() === unknown.toLowerCase())
+  return `has an unknown field ${describeValue(unknown)} (${
+    near === undefined ? `the fields are ${fields.join(", ")}` : `did you mean "${near}"?`
+  })`
+}
+
+/**
+ * The reason an input error gives for an options object of an untyped caller, if any: it must be an object
+ * (not a list) of known fields, such as `example`.
+ *
+ * @internal
+ */
+export const optionsObjectReason = (
+  value: unknown,
+  fields: ReadonlyArray<string>,
+  example: string
+): string | undefined =>
+  typeof value !== "object" || value === null || Array.isArray(value)
+    ? `must be an object such as ${example} (got ${describeValue(value)})`
+    : unknownFieldReason(value, fields)

@@ -1,6 +1,6 @@
 /**
- * The options of the client and of its calls: a leaf module, so the steps read them without importing
- * the client (re-exported by `A2AClient`).
+ * The options of the client and of its calls, and the fields each may hold: a leaf module, so the steps
+ * read them without importing the client (re-exported by `A2AClient`).
  */
 import type * as Redacted from "effect/Redacted"
 import type * as A2AProtocol from "../A2AProtocol.js"
@@ -57,4 +57,36 @@ export interface A2AClientOptions {
    * A larger one is refused from its `Content-Length`, or once its body passes the limit.
    */
   readonly maxResponseBytes?: number | undefined
+}
+
+/**
+ * The fields each options object may hold: any other is refused, as an untyped (or spread) caller's typo.
+ *
+ * @internal
+ */
+export const fieldsOf = {
+  sendInput: Object.keys(
+    {
+      message: null,
+      messageId: null,
+      strictDictionary: null,
+      jsonRepairAttempts: null,
+      attachments: null,
+      responseKind: null,
+      taskId: null,
+      referenceTaskIds: null,
+      agentProfile: null,
+      timeout: null
+    } satisfies Record<keyof SendA2AMessageInput, null>
+  ),
+  taskCallOptions: Object.keys({ timeout: null } satisfies Record<keyof TaskCallOptions, null>),
+  clientOptions: Object.keys(
+    {
+      backendUrl: null,
+      accessToken: null,
+      refreshToken: null,
+      username: null,
+      maxResponseBytes: null
+    } satisfies Record<keyof A2AClientOptions, null>
+  )
 }

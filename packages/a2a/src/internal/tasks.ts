@@ -10,7 +10,7 @@ import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
 import { withinCallBudget } from "./budget.js"
-import { validateSessionUid, validateTaskId } from "./buildRequestBody.js"
+import { validateSessionUid, validateTaskCallOptions, validateTaskId } from "./buildRequestBody.js"
 import { enterStep, noteTask, spanAttributes } from "./callContext.js"
 import type { CallContext, ClientEnv } from "./clientEnv.js"
 import { checkRuntimeAnswer, taskError } from "./httpErrors.js"
@@ -44,8 +44,9 @@ const taskCall = <A, E extends TaskError>(
     yield* env.ready
     const uid = yield* validateSessionUid(agentSessionUid)
     const id = yield* validateTaskId(taskId)
+    const checked = yield* validateTaskCallOptions(options)
     yield* Effect.annotateCurrentSpan({ "gen_ai.conversation.id": uid, "a2a.task.id": id })
-    const budget = yield* Timeout.toBudget(options?.timeout)
+    const budget = yield* Timeout.toBudget(checked?.timeout)
     return yield* withinCallBudget(env, { agentSessionUid: uid, taskId: id, budget, step: "resolve-runtime-access" }, (
       call
     ) => run(call, id))
