@@ -26,7 +26,8 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "./A2AClient.js"
 import * as A2AError from "./A2AError.js"
-import { describeValue, notAStringReason } from "./internal/describeValue.js"
+import { describeValue, notAStringReason, unknownFieldReason } from "./internal/describeValue.js"
+import { fieldsOf } from "./internal/options.js"
 import * as Proxy from "./internal/proxy.js"
 import * as UndiciHttpClient from "./internal/undiciHttpClient.js"
 import * as RuntimeAccessCache from "./RuntimeAccessCache.js"
@@ -177,8 +178,8 @@ const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySet
  * the wait itself counts against the call's total. A call whose budget ends while its request is queued
  * ends with `A2ATimeoutError` (`messageMayHaveBeenSent: false`: nothing of it was written), and its request
  * is never written: undici drops it when a connection comes free for it (and closes that connection).
- * An invalid `maxConnectionsPerOrigin` (not a positive integer) is a defect (`A2AInputError`) when the
- * layer is built.
+ * An invalid `maxConnectionsPerOrigin` (not a positive integer), or a field these options do not have, is a
+ * defect (`A2AInputError`) when the layer is built.
  *
  * @example
  * import * as A2ANode from "@mainsequence/a2a/node"
@@ -198,18 +199,38 @@ const proxySettings = (options: HttpClientOptions): Effect.Effect<Proxy.ProxySet
 export const layerHttpClient = (
   options: HttpClientOptions = {}
 ): Layer.Layer<HttpClient.HttpClient, ConfigError.ConfigError> =>
-  Layer.scoped(
-    HttpClient.HttpClient,
-    Effect.gen(function*() {
-      const proxies = yield* proxySettings(options)
-      const agentOptions = yield* validConnections(options)
-      const base = yield* Effect.acquireRelease(
-        Effect.sync(() => new Undici.Agent(agentOptions)),
-        (dispatcher) => Effect.promise(() => dispatcher.destroy())
-      )
-      return yield* UndiciHttpClient.make(base, proxies, agentOptions)
-    })
+  withKnownFields(
+    options,
+    httpClientFields,
+    Layer.scoped(
+      HttpClient.HttpClient,
+      Effect.gen(function*() {
+        const proxies = yield* proxySettings(options)
+        const agentOptions = yield* validConnections(options)
+        const base = yield* Effect.acquireRelease(
+          Effect.sync(() => new Undici.Agent(agentOptions)),
+          (dispatcher) => Effect.promise(() => dispatcher.destroy())
+        )
+        return yield* UndiciHttpClient.make(base, proxies, agentOptions)
+      })
+    )
   )
+
+const httpClientFields = Object.keys(
+  { proxy: null, noProxy: null, maxConnectionsPerOrigin: null } satisfies Record<keyof HttpClientOptions, null>
+)
+
+// A misspelt or misplaced field would be dropped in silence: the layer dies as for a bad connection bound.
+const withKnownFields = <A, E, R>(
+  options: object,
+  fields: ReadonlyArray<string>,
+  layer: Layer.Layer<A, E, R>
+): Layer.Layer<A, E, R> => {
+  const reason = unknownFieldReason(options, fields)
+  return reason === undefined
+    ? layer
+    : Layer.unwrapEffect<A, E, R, never, never>(Effect.die(new A2AError.A2AInputError({ field: "options", reason })))
+}
 
 const dependencies = (options: HttpClientOptions) =>
   Layer.merge(layerHttpClient(options), RuntimeAccessCache.layerMemory)
@@ -235,7 +256,8 @@ export interface LayerOptions extends A2AClient.A2AClientOptions, HttpClientOpti
  *
  * `proxy` and `noProxy` choose the proxy (see {@link HttpClientOptions}; default: from the environment);
  * `maxConnectionsPerOrigin` bounds the connections to each origin (default: no bound; see
- * {@link layerHttpClient}).
+ * {@link layerHttpClient}). A field these options do not have is a defect (`A2AInputError`) when the layer
+ * is built.
  *
  * @example
  * import * as A2ANode from "@mainsequence/a2a/node"
@@ -256,9 +278,13 @@ export const layer = (
   options: LayerOptions
 ): Layer.Layer<A2AClient.A2AClient | FileSystem.FileSystem, ConfigError.ConfigError> => {
   const { maxConnectionsPerOrigin: _max, noProxy: _noProxy, proxy: _proxy, ...clientOptions } = options
-  return A2AClient.layer(clientOptions).pipe(
-    Layer.provide(dependencies(httpClientOptions(options))),
-    Layer.merge(NodeFileSystem.layer)
+  return withKnownFields(
+    options,
+    [...fieldsOf.clientOptions, ...httpClientFields],
+    A2AClient.layer(clientOptions).pipe(
+      Layer.provide(dependencies(httpClientOptions(options))),
+      Layer.merge(NodeFileSystem.layer)
+    )
   )
 }
 
@@ -286,7 +312,11 @@ export const layerConfig = (
   config?: Config.Config<A2AClient.A2AClientOptions>,
   options: HttpClientOptions = {}
 ): Layer.Layer<A2AClient.A2AClient | FileSystem.FileSystem, ConfigError.ConfigError> =>
-  A2AClient.layerConfig(config).pipe(
-    Layer.provide(dependencies(httpClientOptions(options))),
-    Layer.merge(NodeFileSystem.layer)
+  withKnownFields(
+    options,
+    httpClientFields,
+    A2AClient.layerConfig(config).pipe(
+      Layer.provide(dependencies(httpClientOptions(options))),
+      Layer.merge(NodeFileSystem.layer)
+    )
   )

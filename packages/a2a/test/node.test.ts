@@ -208,6 +208,41 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       expect([backend.seen.length, runtime.seen.length]).toEqual([1, 1])
     }))
 
+  it.scoped("a field the Node layer's options do not have is a defect when the layer is built, named", () =>
+    Effect.gen(function*() {
+      const clientFields = "backendUrl, accessToken, refreshToken, username, maxResponseBytes"
+      const httpFields = "proxy, noProxy, maxConnectionsPerOrigin"
+      const untyped = <A>(options: Record<string, unknown>) => options as A
+      const cases: ReadonlyArray<readonly [Layer.Layer<never, unknown>, string]> = [
+        [
+          Node.layer(untyped({ backendUrl: "https://h", accessToken: "t", maxConnections: 8 })),
+          `has an unknown field "maxConnections" (the fields are ${clientFields}, ${httpFields})`
+        ],
+        [
+          Node.layer(untyped({ backendUrl: "https://h", accessToken: "t", noproxy: ".internal" })),
+          `has an unknown field "noproxy" (did you mean "noProxy"?)`
+        ],
+        [
+          Node.layerConfig(undefined, untyped({ backendUrl: "https://h" })),
+          `has an unknown field "backendUrl" (the fields are ${httpFields})`
+        ],
+        [
+          Node.layerHttpClient(untyped({ proxi: "none" })),
+          `has an unknown field "proxi" (the fields are ${httpFields})`
+        ]
+      ]
+      for (const [layer, reason] of cases) {
+        const exit = yield* Effect.exit(Layer.build(layer))
+        expect([reason, exit]).toMatchObject([
+          reason,
+          { _tag: "Failure", cause: { _tag: "Die", defect: { _tag: "A2AInputError", field: "options", reason } } }
+        ])
+      }
+      // A field set to undefined is no unknown field.
+      const built = yield* Effect.exit(Layer.build(Node.layerHttpClient(untyped({ proxy: "none", extra: undefined }))))
+      expect(built._tag).toBe("Success")
+    }))
+
   it.scopedLive("layerConfig reads MAINSEQUENCE_* from the environment", () =>
     Effect.gen(function*() {
       const { url } = yield* serveReferencePlatform({ port: 0 })

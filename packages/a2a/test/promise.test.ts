@@ -119,7 +119,11 @@ describe("@mainsequence/a2a/promise", () => {
       [{ backendUrl, accessToken, username: {} }, "Invalid username: must be a string (got {})"],
       [{ backendUrl, accessToken, proxy: 5 }, `The proxy option must be "environment", "none" or a URL`],
       [{ backendUrl, accessToken, noProxy: 5 }, "The noProxy option must be a string (got 5)"],
-      [{ backendUrl, accessToken, maxConnections: 8 }, `Invalid options: has an unknown field "maxConnections"`]
+      [
+        { backendUrl, accessToken, maxConnections: 8 },
+        `Invalid options: has an unknown field "maxConnections" (the fields are backendUrl, accessToken, refreshToken, ` +
+        "username, maxResponseBytes, proxy, noProxy, maxConnectionsPerOrigin)"
+      ]
     ]
     for (const [options, message] of cases) {
       const wrong = makeA2AClient(options as Parameters<typeof makeA2AClient>[0])
