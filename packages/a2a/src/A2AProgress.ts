@@ -2,13 +2,15 @@
  * Progress is published, not printed: the client reports {@link A2AProgressEvent}s to an optional
  * `A2AProgress` service — {@link MessagePrepared} once the request body of a send is built (before any
  * network call), {@link RuntimeAccessProgress} before each wait for a transient runtime, {@link MessageSending}
- * as the message goes to the runtime. Without the service, nothing happens.
+ * as the message goes to the runtime, {@link TaskProgress} before each wait of `waitForA2ATask`. Without the
+ * service, nothing happens.
  *
  * @since 0.1.0
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as A2AProtocol from "./A2AProtocol.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -61,12 +63,29 @@ export interface RuntimeAccessProgress {
 }
 
 /**
+ * Reported by `waitForA2ATask` before each wait for a Task still under way (`TASK_STATE_SUBMITTED`,
+ * `TASK_STATE_WORKING`).
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface TaskProgress {
+  readonly _tag: "TaskProgress"
+  readonly agentSessionUid: string
+  readonly taskId: string
+  /** The state the last get saw. */
+  readonly state: A2AProtocol.TaskState
+  /** The wait before the next get (the call's budget may end it sooner). */
+  readonly retryAfterMs: number
+}
+
+/**
  * Every progress event, tagged by `_tag`.
  *
  * @since 0.1.0
  * @category models
  */
-export type A2AProgressEvent = MessagePrepared | RuntimeAccessProgress | MessageSending
+export type A2AProgressEvent = MessagePrepared | RuntimeAccessProgress | MessageSending | TaskProgress
 
 /**
  * @since 0.1.0

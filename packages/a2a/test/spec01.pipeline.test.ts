@@ -233,7 +233,7 @@ describe("send: admission", () => {
           agentSessionUid: sessionUid,
           messageId: (yield* runtimeSends)[0]?.messageId
         })
-        expect(first?.event.messageId).toMatch(/^msg-/)
+        expect(first?.event._tag === "MessagePrepared" && first.event.messageId).toMatch(/^msg-/)
         expect(first?.requestsBefore).toBe(0)
         expect(seen.filter((s) => s.event._tag === "MessagePrepared")).toHaveLength(1)
         expect(seen.slice(1, -1).every((s) => s.event._tag === "RuntimeAccessProgress")).toBe(true)

@@ -5,6 +5,7 @@ import type * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as A2AClient from "../src/A2AClient.js"
+import { A2AProgress, type A2AProgressEvent } from "../src/A2AProgress.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
 import {
   agentUid,
@@ -74,6 +75,32 @@ describe("rules: waitForA2ATask's intervals (SPEC §7)", () => {
       })
       expect(outcome.millis).toBe(4000)
     }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 600_000 }))))
+
+  it.effect("each wait is reported before it (TaskProgress): the state the get saw and the interval", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const created = yield* a2a.sendA2AMessage(sessionUid, { message: "job", responseKind: "task" })
+      const events: Array<A2AProgressEvent> = []
+      const progress = A2AProgress.of({ report: (event) => Effect.sync(() => void events.push(event)) })
+      const outcome = yield* runFor(
+        a2a.waitForA2ATask(` ${sessionUid} `, ` ${created.id} `).pipe(Effect.provideService(A2AProgress, progress)),
+        "1 minute"
+      )
+      expect(outcome.value?.status.state).toBe("TASK_STATE_COMPLETED")
+      // gets at 0 (SUBMITTED), 1 s (WORKING), 2.5 s (WORKING), 4.75 s (COMPLETED): no report after the last
+      const report = (state: string, retryAfterMs: number) => ({
+        _tag: "TaskProgress",
+        agentSessionUid: sessionUid,
+        taskId: created.id,
+        state,
+        retryAfterMs
+      })
+      expect(events).toEqual([
+        report("TASK_STATE_SUBMITTED", 1000),
+        report("TASK_STATE_WORKING", 1500),
+        report("TASK_STATE_WORKING", 2250)
+      ])
+    }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 4000, task: { queuedMs: 500 } }))))
 
   it.effect("an interrupted state (INPUT_REQUIRED) ends the wait with that Task", () =>
     Effect.gen(function*() {

@@ -1,8 +1,8 @@
 /**
  * The CLI's `A2AProgress`: while a transient runtime is awaited (SPEC §1 step 3), stderr shows what the
- * platform says. On a terminal, one live status line (state, presence detail, "Next check in N s"),
- * rewritten in place every second and cleared at the end; otherwise one plain line per state change.
- * stdout is never touched.
+ * platform says, and while `task wait` waits, the Task's state. On a terminal, one live status line (state,
+ * presence detail, "Next check in N s"), rewritten in place every second and cleared at the end; otherwise
+ * one plain line per state change. stdout is never touched.
  *
  * It also remembers the message id the SDK reports (`MessagePrepared`, once the request body is built, before
  * any request), so an interrupted send can still name the id that went on the wire, and whether the message
@@ -20,7 +20,7 @@ import * as Ref from "effect/Ref"
 import { Output } from "./Output.js"
 import { oneLine } from "./TerminalText.js"
 
-type Event = A2AProgress.RuntimeAccessProgress
+type Event = A2AProgress.RuntimeAccessProgress | A2AProgress.TaskProgress
 
 const secondsText = (millis: number): string => {
   const seconds = millis / 1000
@@ -31,6 +31,7 @@ const secondsText = (millis: number): string => {
 const sentence = (text: string): string => /[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`
 
 const describeEvent = (event: Event): string => {
+  if (event._tag === "TaskProgress") return `The Task ${oneLine(event.taskId)} is under way (${event.state})`
   const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).map(oneLine)
     .filter((text) => text !== "").join(": ")
   const details = [event.presenceDetail, notice].filter(Predicate.isString).map(oneLine).filter((text) => text !== "")
@@ -138,6 +139,7 @@ export const make: Effect.Effect<Progress, never, Output> = Effect.gen(function*
           case "MessageSending":
             return Ref.set(messageSending, true)
           case "RuntimeAccessProgress":
+          case "TaskProgress":
             return output.stderrIsTTY ? draw(event) : printOnStateChange(event)
         }
       }

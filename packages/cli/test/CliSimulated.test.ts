@@ -13,7 +13,7 @@ import * as Layer from "effect/Layer"
 import * as Redacted from "effect/Redacted"
 import * as TestClock from "effect/TestClock"
 import * as TestServices from "effect/TestServices"
-import { errorDocumentOf } from "./support/jsonOutput.js"
+import { errorDocumentOf, taskDocumentOf } from "./support/jsonOutput.js"
 import { type Captured, runCliSimulated, tempConfigDir } from "./support/runCliSimulated.js"
 import { expectConformantSends, layerWatched } from "./support/schemaConformance.js"
 
@@ -41,9 +41,16 @@ const slow = {
   agent: { workMs: 30_000 }
 }
 
+const tasked = {
+  sessionUid: "4b2701a1-e777-4cfe-8437-b94025f00069",
+  agentUid: "1c2d3e4f-0000-4000-8000-000000000004",
+  serviceUid: "abd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
+  agent: { taskSupport: true, workMs: 4000, task: { queuedMs: 500 } }
+}
+
 // Watched: after each test, every message:send body the CLI caused must conform to A2A v1.
 const platformLayer = Layer.mergeAll(
-  layerWatched({ sessions: [ready, cold, slow] }),
+  layerWatched({ sessions: [ready, cold, slow, tasked] }),
   NodeContext.layer
 )
 
@@ -145,6 +152,44 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       expect(result.stderr).toContain("\r\u001b[2KAgent runtime waking — Starting the runtime. Next check in 1 s")
       expect(result.stderr).not.toContain("\n")
       expect(result.stderr.endsWith("\r\u001b[2K")).toBe(true)
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("task wait shows the Task's state while it waits: one plain line per state, on a terminal a live one", () =>
+    Effect.gen(function*() {
+      for (const tty of [false, true]) {
+        const configDir = yield* tempConfigDir
+        const created = yield* runCliSimulated(send(tasked.sessionUid, "--message", "job", "--response-kind", "task"), {
+          configDir
+        })
+        const taskId = taskDocumentOf(created.stdout).task.id
+        const platform = yield* SimulatedPlatform.SimulatedPlatform
+        yield* platform.clearRequestLog
+        const result = yield* runWithClock(
+          ["agent", "session", "a2a", "task", "wait", tasked.sessionUid, taskId],
+          { configDir, tty },
+          "task-get",
+          6_000
+        )
+        expect([tty, result.exitCode, taskDocumentOf(result.stdout).task.status.state]).toEqual([
+          tty,
+          0,
+          "TASK_STATE_COMPLETED"
+        ])
+        const submitted = `The Task ${taskId} is under way (TASK_STATE_SUBMITTED).`
+        const working = `The Task ${taskId} is under way (TASK_STATE_WORKING).`
+        if (tty) {
+          expect(result.stderr).toContain(`\r\u001b[2K${submitted} Next check in 1 s`)
+          expect(result.stderr).toContain(`\r\u001b[2K${working} Next check in 2 s`)
+          expect(result.stderr).not.toContain("\n")
+          expect(result.stderr.endsWith("\r\u001b[2K")).toBe(true)
+        } else {
+          expect(result.stderr.split("\n")).toEqual([
+            `${submitted} Next check in 1 s`,
+            `${working} Next check in 1.5 s`,
+            ""
+          ])
+        }
+      }
     }).pipe(Effect.provide(platformLayer)))
 
   it.scoped("an interrupted send names its message id (generated or given)", () =>

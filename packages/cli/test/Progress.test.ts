@@ -39,4 +39,17 @@ describe("progress lines read as sentences", () => {
     for (const line of lines) expect(line).not.toMatch(/[.!?]\s*[;—]|\.\./)
     expect(lines[0]).toBe("Agent runtime checking — Checking the runtime. Waking up: Almost there. Next check in 0.3 s")
   })
+
+  it("a Task still under way: its id (one safe line) and state, then the wait", () => {
+    const task: A2AProgress.TaskProgress = {
+      _tag: "TaskProgress",
+      agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+      taskId: "task-7\u001b[2J\nnext",
+      state: "TASK_STATE_WORKING",
+      retryAfterMs: 2250
+    }
+    expect(plainLine(task)).toBe("The Task task-7 next is under way (TASK_STATE_WORKING). Next check in 2.3 s")
+    expect(statusLine(task, 1200)).toBe("The Task task-7 next is under way (TASK_STATE_WORKING). Next check in 2 s")
+    expect(statusLine(task, 0)).toBe("The Task task-7 next is under way (TASK_STATE_WORKING). Checking…")
+  })
 })

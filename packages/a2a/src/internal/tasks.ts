@@ -5,7 +5,9 @@
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
+import * as ScheduleDecision from "effect/ScheduleDecision"
 import type { A2AStep, TaskError } from "../A2AError.js"
+import * as A2AProgress from "../A2AProgress.js"
 import * as A2AProtocol from "../A2AProtocol.js"
 import * as Timeout from "../Timeout.js"
 import { decodeTaskAnswer } from "./answers.js"
@@ -22,16 +24,30 @@ import * as Telemetry from "./telemetry.js"
 
 /**
  * `waitForA2ATask`'s intervals: 1 s, then 1.5 times longer each time, at most 30 s; it goes on while the
- * Task is neither terminal nor interrupted.
+ * Task is neither terminal nor interrupted, and reports each wait before it (`TaskProgress`).
  */
-const waitSchedule: Schedule.Schedule<A2AProtocol.Task, A2AProtocol.Task> = Schedule.exponential(
-  Duration.seconds(1),
-  1.5
-).pipe(
-  Schedule.union(Schedule.spaced(Duration.seconds(30))),
-  Schedule.whileInput((task: A2AProtocol.Task) => !(A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task))),
-  Schedule.passthrough
-)
+const waitSchedule = (
+  agentSessionUid: string,
+  taskId: string
+): Schedule.Schedule<A2AProtocol.Task, A2AProtocol.Task> =>
+  Schedule.exponential(Duration.seconds(1), 1.5).pipe(
+    Schedule.union(Schedule.spaced(Duration.seconds(30))),
+    Schedule.whileInput((task: A2AProtocol.Task) => !(A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task))),
+    Schedule.delays,
+    Schedule.intersect(Schedule.identity<A2AProtocol.Task>()),
+    Schedule.onDecision(([delay, task], decision) =>
+      ScheduleDecision.isContinue(decision)
+        ? A2AProgress.report({
+          _tag: "TaskProgress",
+          agentSessionUid,
+          taskId,
+          state: task.status.state,
+          retryAfterMs: Duration.toMillis(delay)
+        })
+        : Effect.void
+    ),
+    Schedule.passthrough
+  )
 
 const taskCall = <A, E extends TaskError>(
   env: ClientEnv,
@@ -97,5 +113,5 @@ export const waitForTask = (env: ClientEnv, agentSessionUid: string, taskId: str
   taskCall(env, agentSessionUid, taskId, options, (call, id) =>
     Effect.repeat(
       requestTask(call, id, "wait-task", false).pipe(Telemetry.observeCall("GetTask", spanAttributes(call))),
-      waitSchedule
+      waitSchedule(call.agentSessionUid, id)
     )).pipe(Telemetry.observeCall("WaitForTask"))
