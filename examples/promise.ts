@@ -10,7 +10,8 @@ import { makeA2AClient } from "@mainsequence/a2a/promise"
 
 const [agentSessionUid = "", message = "What can you do?"] = process.argv.slice(2)
 
-const client = makeA2AClient({
+// `await using`: disposed of (connections closed) when the module's top level ends
+await using client = makeA2AClient({
   backendUrl: process.env["MAINSEQUENCE_ENDPOINT"] ?? "https://api.main-sequence.app",
   accessToken: process.env["MAINSEQUENCE_ACCESS_TOKEN"] ?? ""
 })
@@ -27,6 +28,4 @@ try {
   } else {
     throw error
   }
-} finally {
-  await client.dispose()
 }
