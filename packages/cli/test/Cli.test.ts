@@ -6,6 +6,7 @@ import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
 import { execFileSync } from "node:child_process"
 import { writeFile } from "node:fs/promises"
+import * as Net from "node:net"
 import { stripVTControlCharacters } from "node:util"
 import { CliConfigError } from "../src/CliConfig.js"
 import { escapeCodesAllowed } from "../src/Output.js"
@@ -253,6 +254,26 @@ describe("send: command line", () => {
       expect([first.exitCode, first.stderr]).toEqual([
         2,
         "Invalid timeout: must be a positive, finite number of seconds (got 0)\n"
+      ])
+    }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("dev platform on a port in use: exit 1, one line naming the port and what to do", () =>
+    Effect.gen(function*() {
+      const taken = yield* Effect.acquireRelease(
+        Effect.async<Net.Server>((resume) => {
+          const server = Net.createServer()
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+        }),
+        (server) => Effect.promise(() => new Promise((resolve) => server.close(resolve)))
+      )
+      const address = taken.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      const result = yield* runCli(["dev", "platform", "--port", String(port)])
+      expect([result.exitCode, result.stdout, result.stderr]).toEqual([
+        1,
+        "",
+        `Cannot start the reference platform: port ${port} on 127.0.0.1 is in use (choose another with --port N, ` +
+        "or leave --port out for a free one)\n"
       ])
     }).pipe(Effect.provide(NodeContext.layer)))
 

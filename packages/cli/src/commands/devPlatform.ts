@@ -68,12 +68,18 @@ export const banner = (
   `Try: mainsequence agent session a2a send ${sessions[0]?.sessionUid ?? "<agent_session_uid>"} --message "Hello"`
 ]
 
-const reasonOf = (error: { readonly message: string; readonly cause?: unknown }): string =>
-  error.message !== ""
+const reasonOf = (error: { readonly message: string; readonly cause?: unknown }, port: number): string => {
+  const code = Predicate.hasProperty(error.cause, "code") ? error.cause.code : undefined
+  return code === "EADDRINUSE"
+    ? `port ${port} on 127.0.0.1 is in use (choose another with --port N, or leave --port out for a free one)`
+    : code === "EACCES"
+    ? `port ${port} needs privileges this user does not have (choose one above 1023 with --port N)`
+    : error.message !== ""
     ? error.message
     : Predicate.hasProperty(error.cause, "message") && Predicate.isString(error.cause.message)
     ? error.cause.message
     : "the server could not listen"
+}
 
 /**
  * Serves the reference platform until interrupted.
@@ -88,7 +94,7 @@ export const runDevPlatform = (
     // Loaded on demand: the HTTP server and the simulation are not needed by any other command.
     const Reference = yield* Effect.promise(() => import("@mainsequence/a2a-testing/node"))
     const reference = yield* Reference.serveReferencePlatform({ port: flags.port, host: "127.0.0.1" }).pipe(
-      Effect.mapError((error) => new DevPlatformError({ reason: reasonOf(error) }))
+      Effect.mapError((error) => new DevPlatformError({ reason: reasonOf(error, flags.port) }))
     )
     const sessions = yield* reference.platform.sessions
     const lines = banner(reference.url, Redacted.value(Reference.demoUserAccessToken), sessions)
