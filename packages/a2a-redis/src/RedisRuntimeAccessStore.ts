@@ -23,6 +23,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
+import * as ParseResult from "effect/ParseResult"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import type * as Scope from "effect/Scope"
@@ -180,6 +181,32 @@ const acquireClient = (
   )
 }
 
+// Decoded only for its fields: a misspelt one (`keyprefix`) would leave its option at the default in silence.
+const OptionFields = Schema.Struct(
+  {
+    url: Schema.optional(Schema.Unknown),
+    client: Schema.optional(Schema.Unknown),
+    keyPrefix: Schema.optional(Schema.Unknown),
+    encryptionKeys: Schema.optional(Schema.Unknown),
+    clearEntries: Schema.optional(Schema.Unknown),
+    operationTimeout: Schema.optional(Schema.Unknown)
+  } satisfies Record<keyof Options, Schema.optional<typeof Schema.Unknown>>
+)
+
+const knownFields = (options: Options): Effect.Effect<void, RedisStoreOptionsError> =>
+  Schema.decodeUnknown(OptionFields, { onExcessProperty: "error" })(options).pipe(
+    Effect.mapError((error) => {
+      const [unexpected] = ParseResult.ArrayFormatter.formatErrorSync(error)
+      const field = unexpected?.path[0]
+      return new RedisStoreOptionsError({
+        reason: `unknown option ${typeof field === "string" ? JSON.stringify(field) : "given"} (the options are ${
+          Object.keys(OptionFields.fields).join(", ")
+        })`
+      })
+    }),
+    Effect.asVoid
+  )
+
 const codecOf = (options: Options): Effect.Effect<EntryCodec.EntryCodec, RedisStoreOptionsError> => {
   const keys = options.encryptionKeys ?? []
   const [first, ...rest] = keys
@@ -219,6 +246,7 @@ export const make = (
   options: Options
 ): Effect.Effect<RuntimeAccessCache.RuntimeAccessStore, RedisStoreOptionsError, Scope.Scope> =>
   Effect.gen(function*() {
+    yield* knownFields(options)
     const codec = yield* codecOf(options)
     const prefix = options.keyPrefix ?? defaultKeyPrefix
     const timeout = Duration.decode(options.operationTimeout ?? defaultOperationTimeout)

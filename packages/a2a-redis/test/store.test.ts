@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { RuntimeAccessCache } from "@mainsequence/a2a"
+import * as Cause from "effect/Cause"
 import * as Clock from "effect/Clock"
 import * as ConfigProvider from "effect/ConfigProvider"
 import * as Duration from "effect/Duration"
@@ -162,6 +163,28 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
         encryptionKeys: [{ id: keyA.id, key: keyB.key }]
       })
       expect(yield* impostor.get("k")).toEqual(Option.none())
+    }))
+
+  it.scopedLive("an option it does not have (a misspelt keyPrefix) is refused by name, nothing written", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      const options = { url: redis.url, encryptionKeys: [keyA], keyprefix: "orders:" }
+      const refused = yield* Effect.exit(
+        RedisRuntimeAccessStore.make(options as unknown as RedisRuntimeAccessStore.Options)
+      )
+      const reason = `unknown option "keyprefix" (the options are url, client, keyPrefix, encryptionKeys, ` +
+        "clearEntries, operationTimeout)"
+      expect(refused).toEqual(Exit.fail(expect.objectContaining({ _tag: "RedisStoreOptionsError", reason })))
+      expect(Exit.isFailure(refused) && String(Cause.squash(refused.cause))).toContain(
+        `Redis runtime-access store: ${reason}`
+      )
+      const misplaced = { url: redis.url, encryptionKeys: [keyA], timeout: 5 }
+      const layer = RedisRuntimeAccessStore.layer(misplaced as unknown as RedisRuntimeAccessStore.Options)
+      const layerExit = yield* Effect.exit(Layer.build(layer))
+      expect(layerExit).toEqual(
+        Exit.fail(expect.objectContaining({ reason: expect.stringMatching(/^unknown option "timeout" \(/) }))
+      )
+      expect(yield* Effect.promise(() => redis.admin.dbsize())).toBe(0)
     }))
 
   it.scopedLive("without a key the store refuses to start, unless clear entries are chosen", () =>
