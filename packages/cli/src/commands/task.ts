@@ -64,7 +64,11 @@ const taskCommand = <Name extends string>(name: Name, call: TaskCall, descriptio
 }
 
 const get = taskCommand("get", "getA2ATask", "Print the Task's current state")
-const wait = taskCommand("wait", "waitForA2ATask", "Wait until the Task ends or needs input (its state on stderr meanwhile), then print it")
+const wait = taskCommand(
+  "wait",
+  "waitForA2ATask",
+  "Wait until the Task ends or needs input (its state on stderr meanwhile), then print it"
+)
 const cancel = taskCommand("cancel", "cancelA2ATask", "Cancel the Task and print it")
 
 /**
