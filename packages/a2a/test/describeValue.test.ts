@@ -50,7 +50,7 @@ describe("describeValue: how an input error quotes a value of any type", () => {
 describe("options objects of untyped callers: an object of known fields", () => {
   const fields = ["message", "taskId", "timeout"]
 
-  it("an unknown field is named; one that differs only in case is suggested, else the fields are listed", () => {
+  it("an unknown field is named; one at most 2 edits from a field (case aside) is suggested, else all are listed", () => {
     expect(unknownFieldReason({ message: "hi", timeout: 5 }, fields)).toBeUndefined()
     expect(unknownFieldReason({}, fields)).toBeUndefined()
     expect(unknownFieldReason({ message: "hi", taskID: "t" }, fields)).toBe(
@@ -59,6 +59,26 @@ describe("options objects of untyped callers: an object of known fields", () => 
     expect(unknownFieldReason({ message: "hi", files: [] }, fields)).toBe(
       `has an unknown field "files" (the fields are message, taskId, timeout)`
     )
+    // misspelt: a letter missing, one too many, one changed, two letters swapped (2 edits), and case on top
+    const misspelt = [["mesage", "message"], ["taskIdd", "taskId"], ["timeuot", "timeout"], ["MESAGE", "message"]]
+    for (const [name, field] of misspelt) {
+      expect(unknownFieldReason({ [name]: 1 }, fields)).toBe(
+        `has an unknown field "${name}" (did you mean "${field}"?)`
+      )
+    }
+    // 3 edits away from every field: no suggestion
+    expect(unknownFieldReason({ tmeuot: 1 }, fields)).toBe(
+      `has an unknown field "tmeuot" (the fields are message, taskId, timeout)`
+    )
+    // the nearest field wins, the first of equals
+    expect(unknownFieldReason({ ab: 1 }, ["abcd", "abc", "abx"])).toBe(
+      `has an unknown field "ab" (did you mean "abc"?)`
+    )
+    expect(unknownFieldReason({ a: 1 }, ["abc", "ab"])).toBe(`has an unknown field "a" (did you mean "ab"?)`)
+    expect(unknownFieldReason({ x: 1 }, ["a", "b"])).toBe(`has an unknown field "x" (did you mean "a"?)`)
+    expect(unknownFieldReason({ abcd: 1 }, ["", "abcdef"])).toBe(`has an unknown field "abcd" (did you mean "abcdef"?)`)
+    // no fields at all: nothing to suggest
+    expect(unknownFieldReason({ a: 1 }, [])).toBe(`has an unknown field "a" (the fields are )`)
     // the first unknown one, in the object's own order
     expect(unknownFieldReason({ b: 1, a: 2 }, fields)).toBe(
       `has an unknown field "b" (the fields are message, taskId, timeout)`
@@ -74,6 +94,9 @@ describe("options objects of untyped callers: an object of known fields", () => 
     expect(unknownFieldReason({ [long]: 1 }, fields)).toBe(
       `has an unknown field ${describeValue(long)} (the fields are message, taskId, timeout)`
     )
+    // a name over 64 characters is not compared, however near; one of 64 is
+    expect(unknownFieldReason({ [`${"m".repeat(64)}x`]: 1 }, ["m".repeat(64)])).toContain("(the fields are")
+    expect(unknownFieldReason({ [`${"m".repeat(63)}x`]: 1 }, ["m".repeat(64)])).toContain("(did you mean")
   })
 
   it("a value that is no object, or a list, is refused with the example; an object goes on to its fields", () => {

@@ -228,7 +228,7 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
         ],
         [
           Node.layerHttpClient(untyped({ proxi: "none" })),
-          `has an unknown field "proxi" (the fields are ${httpFields})`
+          `has an unknown field "proxi" (did you mean "proxy"?)`
         ]
       ]
       for (const [layer, reason] of cases) {

@@ -154,7 +154,7 @@ describe("@mainsequence/a2a/promise", () => {
       ],
       [
         () => client.waitForA2ATask(demoSessionUids.ready, "t-1", { timout: 5 } as TaskCallOptions),
-        `has an unknown field "timout" (the fields are signal, timeout)`
+        `has an unknown field "timout" (did you mean "timeout"?)`
       ],
       [
         () => client.cancelA2ATask(demoSessionUids.ready, "t-1", [] as TaskCallOptions),

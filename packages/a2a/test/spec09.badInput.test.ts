@@ -215,14 +215,16 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
         [{ message: "hi", timeOut: 5 }, `has an unknown field "timeOut" (did you mean "timeout"?)`],
         [{ message: "hi", responsekind: "task" }, `has an unknown field "responsekind" (did you mean "responseKind"?)`],
         [{ message: "hi", files: [] }, `has an unknown field "files" (the fields are ${fields})`],
-        [{ mesage: "hi" }, `has an unknown field "mesage" (the fields are ${fields})`]
+        [{ mesage: "hi" }, `has an unknown field "mesage" (did you mean "message"?)`],
+        [{ message: "hi", atachment: [] }, `has an unknown field "atachment" (did you mean "attachments"?)`]
       ]
       for (const [input, reason] of cases) {
         const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped(input)))
         expect({ ...error }).toEqual({ _tag: "A2AInputError", field: "input", reason })
       }
       const taskOptions: ReadonlyArray<readonly [unknown, string]> = [
-        [{ timout: 5 }, `has an unknown field "timout" (the fields are timeout)`],
+        [{ timout: 5 }, `has an unknown field "timout" (did you mean "timeout"?)`],
+        [{ deadline: 5 }, `has an unknown field "deadline" (the fields are timeout)`],
         [5, "must be an object such as { timeout: 30 } (got 5)"],
         [null, "must be an object such as { timeout: 30 } (got null)"]
       ]

@@ -42,18 +42,43 @@ export const notAStringReason = (value: unknown): string => `must be a string (g
 
 /**
  * The reason an input error gives for an object with a field the SDK does not read, if any: without it, a
- * misspelt or misplaced option (`timeOut`, `files`) would be dropped without a word. A field set to
- * `undefined` is left alone.
+ * misspelt or misplaced option (`timout`, `files`) would be dropped without a word; a misspelling is
+ * suggested its field. A field set to `undefined` is left alone.
  *
  * @internal
  */
 export const unknownFieldReason = (value: object, fields: ReadonlyArray<string>): string | undefined => {
   const unknown = Object.keys(value).find((key) => !fields.includes(key) && Reflect.get(value, key) !== undefined)
   if (unknown === undefined) return undefined
-  const near = fields.find((field) => field.toLowerCase() === unknown.toLowerCase())
+  const near = nearestField(unknown, fields)
   return `has an unknown field ${describeValue(unknown)} (${
     near === undefined ? `the fields are ${fields.join(", ")}` : `did you mean "${near}"?`
   })`
+}
+
+// A misspelling: the field at most 2 edits away, case aside (a name over 64 characters is not compared).
+const nearestField = (unknown: string, fields: ReadonlyArray<string>): string | undefined => {
+  if (unknown.length > 64) return undefined
+  const scored = fields.map((field) => ({ field, edits: editDistance(unknown.toLowerCase(), field.toLowerCase()) }))
+  const best = scored.reduce<typeof scored[number] | undefined>(
+    (nearest, each) => nearest === undefined || each.edits < nearest.edits ? each : nearest,
+    undefined
+  )
+  return best !== undefined && best.edits <= 2 ? best.field : undefined
+}
+
+// Insertions, deletions and substitutions from `a` to `b`, one row of the table at a time.
+const editDistance = (a: string, b: string): number => {
+  const target = Array.from(b)
+  let row = Array.from({ length: target.length + 1 }, (_, j) => j)
+  for (const [i, char] of Array.from(a).entries()) {
+    const next = [i + 1]
+    for (const [j, other] of target.entries()) {
+      next.push(Math.min(row[j + 1] + 1, next[j] + 1, row[j] + (char === other ? 0 : 1)))
+    }
+    row = next
+  }
+  return row[target.length]
 }
 
 /**
