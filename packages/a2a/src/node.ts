@@ -312,11 +312,7 @@ export const layerConfig = (
   config?: Config.Config<A2AClient.A2AClientOptions>,
   options: HttpClientOptions = {}
 ): Layer.Layer<A2AClient.A2AClient | FileSystem.FileSystem, ConfigError.ConfigError> =>
-  withKnownFields(
-    options,
-    httpClientFields,
-    A2AClient.layerConfig(config).pipe(
-      Layer.provide(dependencies(httpClientOptions(options))),
-      Layer.merge(NodeFileSystem.layer)
-    )
+  A2AClient.layerConfig(config).pipe(
+    Layer.provide(dependencies(options)),
+    Layer.merge(NodeFileSystem.layer)
   )

@@ -121,8 +121,15 @@ export interface PromiseA2AClient {
   readonly [Symbol.asyncDispose]: () => Promise<void>
 }
 
-const callFields = Object.keys({ signal: null } satisfies Record<keyof CallOptions, null>)
-const taskCallFields = Object.keys({ signal: null, timeout: null } satisfies Record<keyof TaskCallOptions, null>)
+// Each kind of per-call options: its fields, and how a refusal shows it.
+const callOptionsShape = {
+  fields: Object.keys({ signal: null } satisfies Record<keyof CallOptions, null>),
+  example: "{ signal }"
+}
+const taskCallOptionsShape = {
+  fields: Object.keys({ signal: null, timeout: null } satisfies Record<keyof TaskCallOptions, null>),
+  example: "{ timeout: 30, signal }"
+}
 
 // A value of another type is passed on as it is: the client reports it (never quoting a token).
 const redacted = <A>(token: A): A | Redacted.Redacted<string> =>
@@ -193,10 +200,9 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
   const run = async <A, E>(
     call: (client: A2AClient.Service) => Effect.Effect<A, E>,
     options: CallOptions | undefined,
-    fields: ReadonlyArray<string>
+    shape: { readonly fields: ReadonlyArray<string>; readonly example: string }
   ): Promise<A> => {
-    const example = fields === callFields ? "{ signal }" : "{ timeout: 30, signal }"
-    const problem = options === undefined ? undefined : optionsObjectReason(options, fields, example)
+    const problem = options === undefined ? undefined : optionsObjectReason(options, shape.fields, shape.example)
     if (problem !== undefined) throw new A2AError.A2AInputError({ field: "options", reason: problem })
     const signal = options?.signal
     if (signal !== undefined && !(signal instanceof AbortSignal)) {
@@ -234,7 +240,7 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
     input: A2AClient.SendA2AMessageInput,
     options?: CallOptions
   ): Promise<A2AProtocol.Message | A2AProtocol.Task> {
-    return run((client) => client.sendA2AMessage(agentSessionUid, input), options, callFields)
+    return run((client) => client.sendA2AMessage(agentSessionUid, input), options, callOptionsShape)
   }
 
   const dispose = (): Promise<void> => {
@@ -248,11 +254,19 @@ export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient 
   return {
     sendA2AMessage,
     getA2ATask: (agentSessionUid, taskId, options) =>
-      run((client) => client.getA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallFields),
+      run((client) => client.getA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallOptionsShape),
     waitForA2ATask: (agentSessionUid, taskId, options) =>
-      run((client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallFields),
+      run(
+        (client) => client.waitForA2ATask(agentSessionUid, taskId, taskOptions(options)),
+        options,
+        taskCallOptionsShape
+      ),
     cancelA2ATask: (agentSessionUid, taskId, options) =>
-      run((client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)), options, taskCallFields),
+      run(
+        (client) => client.cancelA2ATask(agentSessionUid, taskId, taskOptions(options)),
+        options,
+        taskCallOptionsShape
+      ),
     dispose,
     [Symbol.asyncDispose]: dispose
   }

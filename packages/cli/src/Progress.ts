@@ -18,6 +18,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import * as Ref from "effect/Ref"
 import { Output } from "./Output.js"
+import { underWay } from "./Resume.js"
 import { oneLine } from "./TerminalText.js"
 
 type Event = A2AProgress.RuntimeAccessProgress | A2AProgress.TaskProgress
@@ -31,7 +32,7 @@ const secondsText = (millis: number): string => {
 const sentence = (text: string): string => /[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`
 
 const describeEvent = (event: Event): string => {
-  if (event._tag === "TaskProgress") return `The Task ${oneLine(event.taskId)} is under way (${event.state})`
+  if (event._tag === "TaskProgress") return underWay(oneLine(event.taskId), event.state)
   const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).map(oneLine)
     .filter((text) => text !== "").join(": ")
   const details = [event.presenceDetail, notice].filter(Predicate.isString).map(oneLine).filter((text) => text !== "")

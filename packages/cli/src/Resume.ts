@@ -105,6 +105,15 @@ export const waitCommand = (agentSessionUid: string, taskId: string): string =>
   ].join(" ")
 
 /**
+ * How stderr says a Task is still under way (submitted, working): the start of {@link stateLine}, and the
+ * progress of `task wait`.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const underWay = (taskId: string, state: string): string => `The Task ${taskId} is under way (${state})`
+
+/**
  * The stderr line for a Task that neither waits for its caller nor completed: one still under way (submitted,
  * working) names `waitCommand`, one that failed, was canceled or rejected its state. `--output text` prints only
  * text parts, which show neither the Task's id nor its state.
@@ -122,5 +131,5 @@ export const stateLine = (
     ? undefined
     : A2AProtocol.terminalTaskStates.has(state)
     ? `The Task ${id} ended without completing (${state})`
-    : `The Task ${id} is under way (${state}); follow it with: ${waitCommand(agentSessionUid, id)}`
+    : `${underWay(id, state)}; follow it with: ${waitCommand(agentSessionUid, id)}`
 }
