@@ -17,7 +17,7 @@ import type * as Scope from "effect/Scope"
 import type * as A2AError from "./A2AError.js"
 import type * as A2AProtocol from "./A2AProtocol.js"
 import { bearerTokenProblem } from "./internal/bearerToken.js"
-import { makeClientEnv } from "./internal/clientEnv.js"
+import { makeClientEnv, maxResponseBytesProblem } from "./internal/clientEnv.js"
 import { backendUrlProblem } from "./internal/httpUrl.js"
 import type * as Options from "./internal/options.js"
 import * as pipeline from "./internal/pipeline.js"
@@ -157,9 +157,9 @@ export const layer = (
 
 /**
  * The options from the environment: `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN`, and the optional
- * `MAINSEQUENCE_REFRESH_TOKEN`, `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES`. An endpoint that is
- * not an `http:` or `https:` base URL is `InvalidData`, and so is an access token (trimmed) that an HTTP header
- * cannot carry.
+ * `MAINSEQUENCE_REFRESH_TOKEN`, `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES` (an empty one is
+ * not set). An endpoint that is not an `http:` or `https:` base URL is `InvalidData`, and so are an access token
+ * (trimmed) that an HTTP header cannot carry and a byte limit that is not a positive integer.
  *
  * @since 0.1.0
  * @category config
@@ -177,7 +177,13 @@ export const config: Config.Config<A2AClientOptions> = Config.all({
   })),
   refreshToken: Config.option(Config.redacted(Config.nonEmptyString("MAINSEQUENCE_REFRESH_TOKEN"))),
   username: Config.option(Config.nonEmptyString("MAINSEQUENCE_USERNAME")),
-  maxResponseBytes: Config.option(Config.integer("MAINSEQUENCE_MAX_RESPONSE_BYTES"))
+  maxResponseBytes: Config.option(
+    Config.nonEmptyString("MAINSEQUENCE_MAX_RESPONSE_BYTES").pipe(Config.mapOrFail((text) => {
+      const bytes = Number(text.trim())
+      const problem = maxResponseBytesProblem(/^\d+$/.test(text.trim()) ? bytes : text)
+      return problem === undefined ? Either.right(bytes) : Either.left(ConfigError.InvalidData([], problem))
+    }))
+  )
 }).pipe(Config.map(({ accessToken, backendUrl, maxResponseBytes, refreshToken, username }): A2AClientOptions => ({
   backendUrl,
   accessToken,

@@ -1097,7 +1097,7 @@ describe("maxResponseBytes", () => {
       }
     }))
 
-  it.effect("MAINSEQUENCE_MAX_RESPONSE_BYTES is read by A2AClient.config (optional)", () =>
+  it.effect("MAINSEQUENCE_MAX_RESPONSE_BYTES is read by A2AClient.config (optional, checked like the option)", () =>
     Effect.gen(function*() {
       const env = (extra: ReadonlyArray<readonly [string, string]>) =>
         ConfigProvider.fromMap(
@@ -1107,6 +1107,26 @@ describe("maxResponseBytes", () => {
       expect(set.maxResponseBytes).toBe(1234)
       const unset = yield* Effect.withConfigProvider(A2AClient.config, env([]))
       expect(unset.maxResponseBytes).toBeUndefined()
+      const empty = yield* Effect.withConfigProvider(A2AClient.config, env([["MAINSEQUENCE_MAX_RESPONSE_BYTES", ""]]))
+      expect(empty.maxResponseBytes).toBeUndefined()
+      const padded = yield* Effect.withConfigProvider(
+        A2AClient.config,
+        env([["MAINSEQUENCE_MAX_RESPONSE_BYTES", " 12 "]])
+      )
+      expect(padded.maxResponseBytes).toBe(12)
+      for (
+        const [text, got] of [["0", "0"], ["abc", "\"abc\""], ["1.5", "\"1.5\""], ["-3", "\"-3\""], [
+          "99999999999999999999",
+          "100000000000000000000"
+        ]]
+      ) {
+        const error = yield* Effect.flip(
+          Effect.withConfigProvider(A2AClient.config, env([["MAINSEQUENCE_MAX_RESPONSE_BYTES", text]]))
+        )
+        expect(error.toString(), text).toContain(
+          `Invalid data at MAINSEQUENCE_MAX_RESPONSE_BYTES: "must be a positive integer number of bytes (got ${got})"`
+        )
+      }
     }))
 })
 

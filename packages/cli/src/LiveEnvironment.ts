@@ -17,7 +17,7 @@ import { ClientEnvironment, type ClientSettings } from "./A2ACall.js"
 import * as CliConfig from "./CliConfig.js"
 import * as FileAccessStore from "./FileAccessStore.js"
 import * as HttpDebug from "./HttpDebug.js"
-import type { Output } from "./Output.js"
+import { type Output, printErrorLine } from "./Output.js"
 
 const asRedacted = (value: string | Redacted.Redacted<string>): Redacted.Redacted<string> =>
   Redacted.isRedacted(value) ? value : Redacted.make(value)
@@ -35,6 +35,8 @@ export const clientLayer = (
     Effect.gen(function*() {
       const options = yield* CliConfig.clientOptions
       const directory = yield* CliConfig.configDirectory
+      const misspelt = (yield* CliConfig.unreadVariables).filter((variable) => variable.closest !== undefined)
+      yield* Effect.forEach(misspelt, (variable) => printErrorLine(CliConfig.unreadLine(variable)), { discard: true })
       const store = yield* FileAccessStore.make({ directory })
       const http = A2ANode.layerHttpClient().pipe(Layer.mapError(CliConfig.fromConfigError))
       const proxies = settings.debug ? yield* A2ANode.proxyConfig : undefined
@@ -48,7 +50,7 @@ export const clientLayer = (
         Layer.provide(settings.debug ? HttpDebug.decorate(secrets)(http) : http)
       )
     }).pipe(
-      Effect.mapError(CliConfig.fromConfigError),
+      Effect.catchAll(CliConfig.failWith),
       Effect.provide(NodeContext.layer)
     )
   )

@@ -1,7 +1,10 @@
 import { NodePath } from "@effect/platform-node"
 import { describe, expect, it } from "@effect/vitest"
+import * as ConfigError from "effect/ConfigError"
 import * as ConfigProvider from "effect/ConfigProvider"
+import * as PathPatch from "effect/ConfigProviderPathPatch"
 import * as Effect from "effect/Effect"
+import * as HashSet from "effect/HashSet"
 import * as Redacted from "effect/Redacted"
 import * as CliConfig from "../src/CliConfig.js"
 
@@ -92,5 +95,79 @@ describe("CliConfig", () => {
         )
         expect(error.message).not.toContain("token-1")
       }
+    }))
+
+  it.effect("the variables the CLI knows are the ones it reads: the SDK's config and the config directory", () =>
+    Effect.gen(function*() {
+      const read = new Set<string>()
+      const recording = ConfigProvider.fromFlat(ConfigProvider.makeFlat({
+        load: (path) => {
+          read.add(path.join("_"))
+          return Effect.fail(ConfigError.MissingData([...path], "not set"))
+        },
+        enumerateChildren: () => Effect.succeed(HashSet.empty()),
+        patch: PathPatch.empty
+      }))
+      yield* Effect.exit(CliConfig.clientOptions.pipe(Effect.withConfigProvider(recording)))
+      yield* Effect.exit(CliConfig.configDirectory.pipe(Effect.withConfigProvider(recording)))
+      expect([...read].filter((name) => name.startsWith("MAINSEQUENCE_")).sort()).toEqual(
+        [...CliConfig.variables].sort()
+      )
+    }).pipe(Effect.provide(NodePath.layer)))
+
+  it.effect("a MAINSEQUENCE_* variable set but not read is named, with the variable it is 2 edits from", () =>
+    Effect.gen(function*() {
+      const env = {
+        MAINSEQUENCE_ENDPIONT: "https://h",
+        MAINSEQUENCE_ACCESS_TOKEN: "t",
+        MAINSEQUENCE_REFRESH_TOEKN: "r",
+        MAINSEQUENCE_TOKEN: "t",
+        MAINSEQUENCEX: "x",
+        OTHER_MAINSEQUENCE_ENDPOINT: "x",
+        PATH: "/bin"
+      }
+      const expected = [
+        { name: "MAINSEQUENCE_ENDPIONT", closest: "MAINSEQUENCE_ENDPOINT" },
+        { name: "MAINSEQUENCE_REFRESH_TOEKN", closest: "MAINSEQUENCE_REFRESH_TOKEN" },
+        { name: "MAINSEQUENCE_TOKEN", closest: undefined }
+      ]
+      // As a map names them whole, and as the environment provider splits them at "_".
+      for (const pathDelim of [".", "_"]) {
+        const provider = ConfigProvider.fromMap(new Map(Object.entries(env)), { pathDelim })
+        const unread = yield* CliConfig.unreadVariables.pipe(Effect.withConfigProvider(provider))
+        expect(unread.map(({ closest, name }) => ({ name, closest })), pathDelim).toEqual(expected)
+      }
+      expect(CliConfig.unreadLine({ name: "MAINSEQUENCE_ENDPIONT", closest: "MAINSEQUENCE_ENDPOINT" })).toBe(
+        "MAINSEQUENCE_ENDPIONT is set but not read (did you mean MAINSEQUENCE_ENDPOINT?)"
+      )
+      expect(CliConfig.unreadLine({ name: "MAINSEQUENCE_TOKEN" })).toBe("MAINSEQUENCE_TOKEN is set but not read")
+      const known = Object.fromEntries(CliConfig.variables.map((name) => [name, "x"]))
+      expect(yield* CliConfig.unreadVariables.pipe(withEnv(known))).toEqual([])
+    }))
+
+  it.effect("a missing variable's error names the MAINSEQUENCE_* variables set but not read", () =>
+    Effect.gen(function*() {
+      const env = { MAINSEQUENCE_ENDPIONT: "https://h", MAINSEQUENCE_ACCESS_TOKEN: "t", MAINSEQUENCE_URL: "u" }
+      const error = yield* CliConfig.clientOptions.pipe(
+        Effect.catchAll(CliConfig.failWith),
+        withEnv(env),
+        Effect.flip
+      )
+      expect(error.message).toBe(
+        "Missing configuration: MAINSEQUENCE_ENDPOINT is not set in the environment; MAINSEQUENCE_ENDPIONT is set " +
+          "but not read (did you mean MAINSEQUENCE_ENDPOINT?); MAINSEQUENCE_URL is set but not read"
+      )
+      expect(error.unread).toEqual([
+        { name: "MAINSEQUENCE_ENDPIONT", closest: "MAINSEQUENCE_ENDPOINT" },
+        { name: "MAINSEQUENCE_URL" }
+      ])
+      const invalid = yield* CliConfig.clientOptions.pipe(
+        Effect.catchAll(CliConfig.failWith),
+        withEnv({ ...env, MAINSEQUENCE_ENDPOINT: "ftp://h" }),
+        Effect.flip
+      )
+      expect(invalid.message).toBe(
+        "Invalid configuration: MAINSEQUENCE_ENDPOINT has the scheme ftp:; it must be an absolute http: or https: URL"
+      )
     }))
 })

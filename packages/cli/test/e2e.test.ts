@@ -239,6 +239,11 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
         [send(uid, "--message", "a", "--task-id", "  ", "--response-kind", "task"), /taskId: must not be blank/],
         [send(uid, "--message", "a"), /MAINSEQUENCE_ACCESS_TOKEN/, { MAINSEQUENCE_ACCESS_TOKEN: undefined }],
         [send(uid, "--message", "a"), /MAINSEQUENCE_ENDPOINT/, { MAINSEQUENCE_ENDPOINT: undefined }],
+        [
+          send(uid, "--message", "a"),
+          /^Missing configuration: MAINSEQUENCE_ENDPOINT is not set in the environment; MAINSEQUENCE_ENDPIONT is set but not read \(did you mean MAINSEQUENCE_ENDPOINT\?\)$/,
+          { MAINSEQUENCE_ENDPOINT: undefined, MAINSEQUENCE_ENDPIONT: env["MAINSEQUENCE_ENDPOINT"] }
+        ],
         [task("get", uid, "   "), /task ?id/i],
         [task("wait", uid, "t-1", "--timeout", "0"), /timeout/]
       ]
@@ -393,6 +398,24 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect(log.map((entry) => entry.route)).toEqual(["resolve-runtime-access", "message-send", "message-send"])
       collectTokens(dir)
     }), 60_000)
+
+  it.scopedLive(
+    "a MAINSEQUENCE_* variable 2 edits from one it reads is named on stderr; the send goes on",
+    () =>
+      Effect.gen(function*() {
+        const { env } = yield* servePlatform()
+        const run = yield* runCliProcess(send(demoSessionUids.ready, "--message", "one"), {
+          configDir: configDir(),
+          env: { ...env, MAINSEQUENCE_REFRESH_TOEKN: "r", MAINSEQUENCE_PROJECT: "p" }
+        })
+        expect(run.code).toBe(0)
+        printedMessage(run.stdout)
+        expect(linesOf(run.stderr)).toEqual([
+          "MAINSEQUENCE_REFRESH_TOEKN is set but not read (did you mean MAINSEQUENCE_REFRESH_TOKEN?)"
+        ])
+      }),
+    60_000
+  )
 
   it.scopedLive(
     "a runtime 401 after a token rotation drops the cached access; the resend keeps the message id",

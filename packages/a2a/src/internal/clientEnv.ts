@@ -170,17 +170,20 @@ const checkOptions = (
   if (unusableToken !== undefined) {
     return Effect.fail(new A2AError.A2AInputError({ field: "accessToken", reason: unusableToken }))
   }
-  const max = options.maxResponseBytes
-  if (max !== undefined && !(Number.isSafeInteger(max) && max > 0)) {
-    return Effect.fail(
-      new A2AError.A2AInputError({
-        field: "maxResponseBytes",
-        reason: `must be a positive integer number of bytes (got ${describeValue(max)})`
-      })
-    )
+  const unusableMax = options.maxResponseBytes === undefined
+    ? undefined
+    : maxResponseBytesProblem(options.maxResponseBytes)
+  if (unusableMax !== undefined) {
+    return Effect.fail(new A2AError.A2AInputError({ field: "maxResponseBytes", reason: unusableMax }))
   }
   return Effect.void
 }
+
+/** @internal */
+export const maxResponseBytesProblem = (max: unknown): string | undefined =>
+  typeof max === "number" && Number.isSafeInteger(max) && max > 0
+    ? undefined
+    : `must be a positive integer number of bytes (got ${describeValue(max)})`
 
 /** @internal */
 export const makeClientEnv = (

@@ -17,12 +17,12 @@
  *
  * @since 0.2.0
  */
-import * as AutoCorrect from "@effect/cli/AutoCorrect"
 import type * as CliConfig from "@effect/cli/CliConfig"
 import * as HelpDoc from "@effect/cli/HelpDoc"
 import * as ValidationError from "@effect/cli/ValidationError"
 import * as Either from "effect/Either"
 import * as LogLevel from "effect/LogLevel"
+import { closestName } from "../internal/closestName.js"
 
 /**
  * What the check needs of a flag (`GroupHelp.Flag` is one).
@@ -102,16 +102,16 @@ const argumentSpelled = (given: string, argumentNames: ReadonlyArray<string>): s
 
 const unknownFlag = (given: string, command: CommandLine, config: CliConfig.CliConfig) => {
   const argument = argumentSpelled(given, command.argumentNames)
-  const near = Array.from(command.flags.keys())
-    .filter((name) => name.startsWith("--") && !builtIn.names.includes(name))
-    .map((name) => ({ name, distance: AutoCorrect.levensteinDistance(given, name, config) }))
-    .filter(({ distance }) => distance <= config.autoCorrectLimit)
-    .sort((a, b) => a.distance - b.distance)[0]
+  const near = closestName(
+    given,
+    Array.from(command.flags.keys()).filter((name) => name.startsWith("--") && !builtIn.names.includes(name)),
+    config
+  )
   const hint = argument !== undefined
     ? `${argument} is an argument: give its value without a flag`
     : near === undefined
     ? `an argument that starts with "-" goes after --`
-    : `did you mean ${near.name}?`
+    : `did you mean ${near}?`
   return ValidationError.invalidValue(HelpDoc.p(`Unknown flag ${given} (${hint})`))
 }
 
