@@ -180,10 +180,13 @@ const checkOptions = (
 }
 
 /** @internal */
-export const maxResponseBytesProblem = (max: unknown): string | undefined =>
-  typeof max === "number" && Number.isSafeInteger(max) && max > 0
+export const maxResponseBytesProblem = (max: unknown): string | undefined => {
+  // Stryker disable next-line ConditionalExpression: equivalent: Number.isSafeInteger refuses a non-number
+  const isNumber = typeof max === "number"
+  return isNumber && Number.isSafeInteger(max) && max > 0
     ? undefined
     : `must be a positive integer number of bytes (got ${describeValue(max)})`
+}
 
 /** @internal */
 export const makeClientEnv = (
