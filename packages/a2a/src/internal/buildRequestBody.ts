@@ -70,18 +70,22 @@ export const validateTaskCallOptions = (
     ? Effect.succeed(undefined)
     : validateFields("options", options, fieldsOf.taskCallOptions, "{ timeout: 30 }")
 
-/** @internal */
-export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputError> => {
+/** A Task id, trimmed, or why it is none: missing, not a string, or blank. */
+const checkTaskIdText = (taskId: string | undefined): Checked<string> => {
   if (taskId !== undefined && typeof taskId !== "string") {
-    return Effect.fail(inputError("taskId", notAStringReason(taskId)))
+    return Either.left(inputError("taskId", notAStringReason(taskId)))
   }
   const id = taskId === undefined ? "" : taskId.trim()
-  if (id === "") return Effect.fail(inputError("taskId", "must not be blank"))
-  // A URL keeps "." and ".." (encoded or not) as dot segments: /tasks/.. would be another path.
-  return id === "." || id === ".."
-    ? Effect.fail(inputError("taskId", `must not be "${id}" (it goes into the URL path)`))
-    : Effect.succeed(id)
+  return id === "" ? Either.left(inputError("taskId", "must not be blank")) : Either.right(id)
 }
+
+/** @internal */
+export const validateTaskId = (taskId: string): Effect.Effect<string, A2AInputError> =>
+  Either.flatMap(checkTaskIdText(taskId), (id) =>
+    // A URL keeps "." and ".." (encoded or not) as dot segments: /tasks/.. would be another path.
+    id === "." || id === ".."
+      ? Either.left(inputError("taskId", `must not be "${id}" (it goes into the URL path)`))
+      : Either.right(id))
 
 const hex = (n: number) => n.toString(16).padStart(2, "0")
 
@@ -141,14 +145,12 @@ const checkTaskId = (
   responseKind: A2AProtocol.ResponseKind
 ): Checked<string | undefined> => {
   if (taskId === undefined) return Either.right(undefined)
-  if (typeof taskId !== "string") return Either.left(inputError("taskId", notAStringReason(taskId)))
-  const id = taskId.trim()
-  if (id === "") return Either.left(inputError("taskId", `must not be blank (got ${describeValue(taskId)})`))
-  return responseKind === "task"
-    ? Either.right(id)
-    : Either.left(
-      inputError("taskId", "a follow-up turn for a Task is a Task-mode send: give responseKind: \"task\" with it")
-    )
+  return Either.flatMap(checkTaskIdText(taskId), (id) =>
+    responseKind === "task"
+      ? Either.right(id)
+      : Either.left(
+        inputError("taskId", "a follow-up turn for a Task is a Task-mode send: give responseKind: \"task\" with it")
+      ))
 }
 
 const checkReferenceTaskIds = (

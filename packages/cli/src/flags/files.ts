@@ -23,11 +23,13 @@ const cannotRead = (field: string, named: string, why: string) =>
 const reasonOf = (error: PlatformError.PlatformError): string =>
   error._tag === "SystemError" ? errnoReason(error.cause) : error.message
 
+const isADirectory = "a directory"
+
 const errnoReasons: Record<string, string> = {
   ENOENT: "no such file",
   EACCES: "permission denied",
   EPERM: "permission denied",
-  EISDIR: "a directory",
+  EISDIR: isADirectory,
   ENOTDIR: "a part of the path is not a directory",
   ELOOP: "too many levels of symbolic links",
   ENAMETOOLONG: "the path is too long"
@@ -73,7 +75,7 @@ export const readMessageFile = (
     // Node reads a directory on standard input as empty: it is refused as a named directory is.
     ? Effect.flatMap(
       Effect.try({ try: () => Fs.fstatSync(0).isDirectory(), catch: unreadable }),
-      (directory) => directory ? Effect.fail(cannotRead(field, named, "a directory")) : fromStream(() => process.stdin)
+      (directory) => directory ? Effect.fail(cannotRead(field, named, isADirectory)) : fromStream(() => process.stdin)
     )
     : Effect.flatMap(FileSystem.FileSystem, (fs) => {
       const platform = (error: PlatformError.PlatformError) => cannotRead(field, named, reasonOf(error))
@@ -83,7 +85,7 @@ export const readMessageFile = (
             ? Effect.fail(tooLarge)
             : Effect.mapError(fs.readFile(path), platform)
           : info.type === "Directory"
-          ? Effect.fail(cannotRead(field, named, "a directory"))
+          ? Effect.fail(cannotRead(field, named, isADirectory))
           : info.type === "FIFO"
           ? Effect.flatMap(openFifo(path, unreadable), (fd) =>
             fromStream(() => new Net.Socket({ fd, readable: true, writable: false })))
@@ -137,8 +139,7 @@ export const regularFile = (
     Effect.mapError((error) => cannotRead(field, JSON.stringify(path), reasonOf(error))),
     Effect.filterOrFail(
       (info) => info.type === "File",
-      (info) =>
-        cannotRead(field, JSON.stringify(path), info.type === "Directory" ? "a directory" : "not a regular file")
+      (info) => cannotRead(field, JSON.stringify(path), info.type === "Directory" ? isADirectory : "not a regular file")
     ),
     Effect.as(path)
   )
