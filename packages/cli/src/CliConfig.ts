@@ -2,7 +2,7 @@
  * The CLI's configuration, read from the environment through Effect `Config` (SPEC §8):
  *
  * - `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` (required), `MAINSEQUENCE_REFRESH_TOKEN`,
- *   `MAINSEQUENCE_USERNAME` (optional) — read by the SDK's `A2AClient.config`
+ *   `MAINSEQUENCE_USERNAME`, `MAINSEQUENCE_MAX_RESPONSE_BYTES` (optional) — read by the SDK's `A2AClient.config`
  * - `MAINSEQUENCE_CONFIG_DIR` — default `$XDG_CONFIG_HOME/mainsequence`, else `~/.config/mainsequence`
  *
  * @since 0.1.0
