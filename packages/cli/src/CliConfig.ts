@@ -143,9 +143,7 @@ export class CliConfigError extends Schema.TaggedError<CliConfigError>()("CliCon
 }) {
   override get message(): string {
     const names = this.variables.join(", ")
-    const unread = this.unread === undefined || this.unread.length === 0
-      ? ""
-      : this.unread.map((variable) => `; ${unreadLine(variable)}`).join("")
+    const unread = (this.unread ?? []).map((variable) => `; ${unreadLine(variable)}`).join("")
     return this.reason === "missing"
       ? `Missing configuration: ${names} ${
         this.variables.length === 1 ? "is" : "are"
