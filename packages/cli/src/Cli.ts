@@ -145,13 +145,16 @@ const printHelp = (doc: HelpDoc.HelpDoc) =>
 
 const runOrHelp = (argv: ReadonlyArray<string>) => {
   const args = argv.slice(2)
-  const group = GroupHelp.requested(helpGroups, args)
+  const commandLine = commandLineOf(args)
+  // `--help`, `--version`, `--completions` and `--wizard` are answered where they stand, never as a flag's value.
+  const words = FlagValues.withoutFlagValues(args, commandLine?.flags ?? new Map())
+  const group = GroupHelp.requested(helpGroups, words)
   if (group !== undefined) {
     return printHelp(GroupHelp.render({ executable, version, config, group, leaves: helpLeaves }))
   }
-  const leaf = GroupHelp.requestedLeaf(helpLeaves, args)
+  const leaf = GroupHelp.requestedLeaf(helpLeaves, words)
   if (leaf !== undefined) return printHelp(GroupHelp.renderLeaf({ executable, version, config, leaf }))
-  const shell = completionsAsked(args)
+  const shell = completionsAsked(words)
   if (shell !== undefined) {
     const known = Completions.shells.find((name) => name === shell)
     return known === undefined
@@ -160,11 +163,10 @@ const runOrHelp = (argv: ReadonlyArray<string>) => {
   }
   // @effect/cli's wizard prompts on stdout, where a script reads one JSON document, and waits forever on a stdin
   // that is no terminal: refused like any usage error.
-  if (args.includes("--wizard")) return Effect.fail(wizardRefused)
-  // Anywhere in the arguments, as @effect/cli reads it; one line, and a stdout that fails is reported.
-  if (args.includes("--version")) return printLine(version)
+  if (words.includes("--wizard")) return Effect.fail(wizardRefused)
+  // One line, and a stdout that fails is reported.
+  if (words.includes("--version")) return printLine(version)
   // A group or an unknown command is @effect/cli's to report.
-  const commandLine = commandLineOf(args)
   if (commandLine === undefined) return runCommand(argv)
   return Either.match(FlagValues.checked(args, commandLine, config), {
     onLeft: Effect.fail,

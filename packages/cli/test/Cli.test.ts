@@ -518,6 +518,14 @@ describe("send: command line", () => {
       const short = yield* runCli([...send, "--message", "a", "--message-id", "-o", "-o", "text"])
       expect([short.exitCode, short.stdout]).toEqual([0, "Hello\nWorld\n"])
       expect(sentInput(short.calls)).toMatchObject({ messageId: "-o" })
+      // A text that reads as a flag @effect/cli answers on its own is still the flag's value, and is sent.
+      for (const text of ["--help", "-h", "--version", "--completions", "--wizard"]) {
+        const sent = yield* runCli([...send, "--message", text, "-o", "text"])
+        expect([text, sent.exitCode, sent.stdout]).toEqual([text, 0, "Hello\nWorld\n"])
+        expect(sentInput(sent.calls)).toMatchObject({ message: text })
+      }
+      const taskId = yield* runCli([...send, "--message", "a", "--response-kind", "task", "--task-id", "--version"])
+      expect(sentInput(taskId.calls)).toMatchObject({ taskId: "--version" })
     }).pipe(Effect.provide(NodeContext.layer)))
 
   it.scoped("--flag=VALUE works for every flag, the repeatable ones too", () =>

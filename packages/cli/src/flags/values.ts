@@ -75,6 +75,24 @@ export const indexOf = (flags: ReadonlyArray<Flag>): FlagIndex =>
 export const takesValue = (index: FlagIndex, arg: string): boolean => index.get(arg)?.takesValue === true
 
 /**
+ * `args` without the values of the index's flags that take one (`--message --help` sends "--help"). After `--`
+ * no word is a flag's value.
+ *
+ * @since 0.2.0
+ * @category parsing
+ */
+export const withoutFlagValues = (args: ReadonlyArray<string>, index: FlagIndex): ReadonlyArray<string> => {
+  const words: Array<string> = []
+  for (let at = 0; at < args.length; at++) {
+    const arg = args[at] ?? ""
+    if (arg === "--") return [...words, ...args.slice(at)]
+    words.push(arg)
+    if (takesValue(index, arg)) at++
+  }
+  return words
+}
+
+/**
  * The flag @effect/cli adds to every command that is not answered before the check (`--help`, `--version`,
  * `--completions` and `--wizard` are): `--log-level LEVEL`.
  *
