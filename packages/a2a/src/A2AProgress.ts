@@ -1,7 +1,8 @@
 /**
  * Progress is published, not printed: the client reports {@link A2AProgressEvent}s to an optional
  * `A2AProgress` service — {@link MessagePrepared} once the request body of a send is built (before any
- * network call), {@link RuntimeAccessProgress} before each wait for a transient runtime, {@link MessageSending}
+ * network call), {@link RuntimeAccessProgress} before each wait for a transient runtime,
+ * {@link RuntimeAccessNotice} when the backend admits a call with a notice, {@link MessageSending}
  * as the message goes to the runtime, {@link TaskProgress} before each wait of `waitForA2ATask`. Without the
  * service, nothing happens.
  *
@@ -63,6 +64,22 @@ export interface RuntimeAccessProgress {
 }
 
 /**
+ * Reported when the backend admits the call with a notice (`runtime_interaction.state` `warning`, for example):
+ * the call goes on, and the notice is for its caller to show (SPEC §3). Access from the cache has none.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export interface RuntimeAccessNotice {
+  readonly _tag: "RuntimeAccessNotice"
+  readonly agentSessionUid: string
+  readonly messageId: string | undefined
+  /** `runtime_interaction.state`, e.g. `warning`. */
+  readonly state: string
+  readonly notice: RuntimeAccess.RuntimeNotice
+}
+
+/**
  * Reported by `waitForA2ATask` before each wait for a Task still under way (`TASK_STATE_SUBMITTED`,
  * `TASK_STATE_WORKING`).
  *
@@ -85,7 +102,12 @@ export interface TaskProgress {
  * @since 0.1.0
  * @category models
  */
-export type A2AProgressEvent = MessagePrepared | RuntimeAccessProgress | MessageSending | TaskProgress
+export type A2AProgressEvent =
+  | MessagePrepared
+  | RuntimeAccessProgress
+  | RuntimeAccessNotice
+  | MessageSending
+  | TaskProgress
 
 /**
  * @since 0.1.0

@@ -282,6 +282,52 @@ describe("send: admission", () => {
       expect(waits.every((s) => s.event._tag === "RuntimeAccessProgress")).toBe(true)
     }).pipe(Effect.provide(simulated({ sessions: [session({ access: coldStart })] }))))
 
+  it.scoped("can_submit true with a warning notice sends, and each admitted call is shown the notice (SPEC §3)", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      const p = yield* platform
+      const seen: Array<{ readonly event: A2AProgressEvent; readonly requestsBefore: number }> = []
+      const send = (messageId: string) =>
+        Effect.provideService(
+          a2a.sendA2AMessage(sessionUid, { message: "hi", messageId }),
+          A2AProgress,
+          recordingProgress(p, seen)
+        )
+      // two calls share the one resolve; each is shown the notice before its own send
+      yield* runFor(Effect.all([send("m-1"), send("m-2")], { concurrency: 2 }), "10 seconds")
+      const notices = seen.filter((s) => s.event._tag === "RuntimeAccessNotice")
+      expect(notices.map((s) => s.event)).toEqual(["m-1", "m-2"].map((messageId) => ({
+        _tag: "RuntimeAccessNotice",
+        agentSessionUid: sessionUid,
+        messageId,
+        state: "warning",
+        notice: { code: "maintenance", severity: "warning", title: "Heads up", message: "Maintenance tonight." }
+      })))
+      // after the resolve, and before the call's own message goes to the runtime
+      expect(notices.every((s) => s.requestsBefore >= 1)).toBe(true)
+      for (const messageId of ["m-1", "m-2"]) {
+        const at = (tag: string) =>
+          seen.findIndex((s) => s.event._tag === tag && "messageId" in s.event && s.event.messageId === messageId)
+        expect(at("RuntimeAccessNotice")).toBeLessThan(at("MessageSending"))
+      }
+      expect((yield* p.requestLog).map((entry) => entry.route)).toEqual([
+        "resolve-runtime-access",
+        "message-send",
+        "message-send"
+      ])
+      // access from the cache: no resolve, so no notice
+      seen.length = 0
+      yield* runFor(send("m-3"), "10 seconds")
+      expect(seen.map((s) => s.event._tag)).toEqual(["MessagePrepared", "MessageSending"])
+    }).pipe(Effect.provide(simulated({
+      sessions: [session({
+        access: {
+          _tag: "Ready",
+          warning: { code: "maintenance", severity: "warning", title: "Heads up", message: "Maintenance tonight." }
+        }
+      })]
+    }))))
+
   it.scoped("AgentRuntimeNotReadyError when the next retry no longer fits, and nothing was sent", () =>
     Effect.gen(function*() {
       const a2a = yield* client

@@ -10,7 +10,7 @@
  *
  * @since 0.1.0
  */
-import { type A2AProgress } from "@mainsequence/a2a"
+import type { A2AProgress, RuntimeAccess } from "@mainsequence/a2a"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -31,13 +31,27 @@ const secondsText = (millis: number): string => {
 /** The text as a sentence: a full stop is added unless it already ends like one (the platform's texts often do). */
 const sentence = (text: string): string => /[.!?…]$/.test(text.trimEnd()) ? text.trimEnd() : `${text.trimEnd()}.`
 
-const describeEvent = (event: Event): string => {
-  if (event._tag === "TaskProgress") return underWay(oneLine(event.taskId), event.state)
-  const notice = [event.notice?.title, event.notice?.message].filter(Predicate.isString).map(oneLine)
-    .filter((text) => text !== "").join(": ")
-  const details = [event.presenceDetail, notice].filter(Predicate.isString).map(oneLine).filter((text) => text !== "")
-  return `Agent runtime ${oneLine(event.state)}${details.length === 0 ? "" : ` — ${details.map(sentence).join(" ")}`}`
+const noticeText = (notice: RuntimeAccess.RuntimeNotice | undefined): string =>
+  [notice?.title, notice?.message].filter(Predicate.isString).map(oneLine).filter((text) => text !== "").join(": ")
+
+const runtimeLine = (state: string, details: ReadonlyArray<string | undefined>): string => {
+  const shown = details.filter(Predicate.isString).map(oneLine).filter((text) => text !== "")
+  return `Agent runtime ${oneLine(state)}${shown.length === 0 ? "" : ` — ${shown.map(sentence).join(" ")}`}`
 }
+
+const describeEvent = (event: Event): string =>
+  event._tag === "TaskProgress"
+    ? underWay(oneLine(event.taskId), event.state)
+    : runtimeLine(event.state, [event.presenceDetail, noticeText(event.notice)])
+
+/**
+ * The line for a notice the backend admitted the call with: `Agent runtime warning — Heads up: careful.`
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const noticeLine = (event: A2AProgress.RuntimeAccessNotice): string =>
+  sentence(runtimeLine(event.state, [noticeText(event.notice)]))
 
 /**
  * The plain line for an event (non-terminal stderr).
@@ -142,6 +156,8 @@ export const make: Effect.Effect<Progress, never, Output> = Effect.gen(function*
           case "RuntimeAccessProgress":
           case "TaskProgress":
             return output.stderrIsTTY ? draw(event) : printOnStateChange(event)
+          case "RuntimeAccessNotice":
+            return Effect.zipRight(clear, output.stderr(`${noticeLine(event)}\n`))
         }
       }
     },

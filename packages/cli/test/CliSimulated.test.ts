@@ -48,9 +48,24 @@ const tasked = {
   agent: { taskSupport: true, workMs: 4000, task: { queuedMs: 500 } }
 }
 
+const warned = {
+  sessionUid: "5b2701a1-e777-4cfe-8437-b94025f00069",
+  agentUid: "1c2d3e4f-0000-4000-8000-000000000005",
+  serviceUid: "bbd86be3-d11a-4ad1-8fe2-9260ccdbca7f",
+  access: {
+    _tag: "Ready" as const,
+    warning: {
+      code: "maintenance",
+      severity: "warning" as const,
+      title: "Maintenance tonight",
+      message: "The runtime restarts at 22:00 UTC"
+    }
+  }
+}
+
 // Watched: after each test, every message:send body the CLI caused must conform to A2A v1.
 const platformLayer = Layer.mergeAll(
-  layerWatched({ sessions: [ready, cold, slow, tasked] }),
+  layerWatched({ sessions: [ready, cold, slow, tasked, warned] }),
   NodeContext.layer
 )
 
@@ -136,6 +151,19 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
         "Agent runtime starting — Scheduling the runtime. Next check in 1.5 s",
         "Agent runtime waking — Starting the runtime. Next check in 2 s"
       ])
+    }).pipe(Effect.provide(platformLayer)))
+
+  it.scoped("a warning notice the backend admits the send with is one stderr line; the answer is on stdout", () =>
+    Effect.gen(function*() {
+      for (const tty of [false, true]) {
+        const configDir = yield* tempConfigDir
+        const result = yield* runCliSimulated(send(warned.sessionUid, "--message", "hi"), { configDir, tty })
+        expect(result.exitCode).toBe(0)
+        expect(JSON.parse(result.stdout)).toMatchObject({ message: { parts: [{ text: "You said: hi" }] } })
+        expect(result.stderr).toBe(
+          "Agent runtime warning — Maintenance tonight: The runtime restarts at 22:00 UTC.\n"
+        )
+      }
     }).pipe(Effect.provide(platformLayer)))
 
   it.scoped("on a terminal, draws a live status line in place and clears it", () =>

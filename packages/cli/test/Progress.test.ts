@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { A2AProgress } from "@mainsequence/a2a"
-import { plainLine, statusLine } from "../src/Progress.js"
+import { noticeLine, plainLine, statusLine } from "../src/Progress.js"
 
 const event = (overrides: Partial<A2AProgress.RuntimeAccessProgress> = {}): A2AProgress.RuntimeAccessProgress => ({
   _tag: "RuntimeAccessProgress",
@@ -51,5 +51,20 @@ describe("progress lines read as sentences", () => {
     expect(plainLine(task)).toBe("The Task task-7 next is under way (TASK_STATE_WORKING). Next check in 2.3 s")
     expect(statusLine(task, 1200)).toBe("The Task task-7 next is under way (TASK_STATE_WORKING). Next check in 2 s")
     expect(statusLine(task, 0)).toBe("The Task task-7 next is under way (TASK_STATE_WORKING). Checking…")
+  })
+
+  it("a notice the call was admitted with: the state, then its title and message as one safe sentence", () => {
+    const notice = (notice: A2AProgress.RuntimeAccessNotice["notice"]): A2AProgress.RuntimeAccessNotice => ({
+      _tag: "RuntimeAccessNotice",
+      agentSessionUid: "0b2701a1-e777-4cfe-8437-b94025f00069",
+      messageId: "msg-1",
+      state: "warning",
+      notice
+    })
+    expect(noticeLine(notice({ title: "Heads up", message: "Maintenance\u001b[2J tonight" }))).toBe(
+      "Agent runtime warning — Heads up: Maintenance tonight."
+    )
+    expect(noticeLine(notice({ message: "Restarting soon!" }))).toBe("Agent runtime warning — Restarting soon!")
+    expect(noticeLine(notice({}))).toBe("Agent runtime warning.")
   })
 })

@@ -57,6 +57,14 @@ export interface Resolution {
   readonly waiters: Set<Waiter>
   wait: SessionWait | undefined
   fiber: Fiber.RuntimeFiber<unknown, unknown> | undefined
+  /** The backend's notice when it admitted the calls, for each of them to report. */
+  admittedNotice: AdmittedNotice | undefined
+}
+
+/** @internal */
+export interface AdmittedNotice {
+  readonly state: string
+  readonly notice: RuntimeAccess.RuntimeNotice
 }
 
 /**

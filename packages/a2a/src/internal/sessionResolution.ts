@@ -25,6 +25,7 @@ import type * as RuntimeAccess from "../RuntimeAccess.js"
 import * as RuntimeAccessCache from "../RuntimeAccessCache.js"
 import { awaitAdmission } from "./awaitAdmission.js"
 import {
+  type AdmittedNotice,
   type Call,
   endAt,
   enterStep,
@@ -194,6 +195,8 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     // Stryker disable next-line ConditionalExpression: with no waiting call left, whatever follows reaches nobody
     if (Option.isNone(admitted)) return Option.none<Access>()
     const access = yield* RuntimeAccessCache.fromAdmitted(admitted.value)
+    const { notice, state } = admitted.value
+    if (notice !== undefined) resolution.admittedNotice = { state, notice }
     // The backend handed this token out again after the runtime rejected it: its word is newer.
     noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
     yield* call.cache.set(call.key, access)
@@ -305,7 +308,10 @@ const start = (
   parentSpan: Option.Option<Tracer.AnySpan>
 ): { readonly resolution: Resolution; readonly starting: CallContext } => {
   const call = resolutionCall(starter)
-  return { resolution: { call, parentSpan, waiters: new Set(), wait: undefined, fiber: undefined }, starting: call }
+  return {
+    resolution: { call, parentSpan, waiters: new Set(), wait: undefined, fiber: undefined, admittedNotice: undefined },
+    starting: call
+  }
 }
 
 /** A call that joined a resolution another call started waits in a span linked to the one it runs under. */
@@ -360,10 +366,21 @@ export const awaitResolution = (
             Deferred.await(outcome),
           onSome: ({ queue, service }) => Effect.raceFirst(Deferred.await(outcome), reportAll(service, queue))
         })
-        return starting === undefined ? joinedSpan(ctx, resolution)(awaited) : awaited
+        const reported = Effect.tap(awaited, () => reportNotice(ctx, resolution.admittedNotice))
+        return starting === undefined ? joinedSpan(ctx, resolution)(reported) : reported
       },
       ({ resolution }) => leave(ctx.session, resolution, waiter)
     )
+  })
+
+/** SPEC §3: a call admitted with a notice (state `warning`, for example) goes on, and its caller is shown it. */
+const reportNotice = (ctx: CallContext, admitted: AdmittedNotice | undefined): Effect.Effect<void> =>
+  admitted === undefined ? Effect.void : A2AProgress.report({
+    _tag: "RuntimeAccessNotice",
+    agentSessionUid: ctx.agentSessionUid,
+    messageId: ctx.messageId,
+    state: admitted.state,
+    notice: admitted.notice
   })
 
 /** Reports the waits' progress on the waiting call's own fiber: a slow or failing service holds up only its call. */
