@@ -393,7 +393,7 @@ const interrupted = (record: RunRecord.Service, options: ReportOptions) =>
       details: {}
     }
     return Effect.forEach(
-      humanLines(described, mayHaveBeenSent ? facts.messageId : undefined).lines,
+      humanLines(described, facts.messageId).lines,
       printErrorLine,
       { discard: true }
     ).pipe(Effect.zipRight(printDocument(described, options)))

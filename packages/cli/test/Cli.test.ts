@@ -744,7 +744,10 @@ describe("an interruption (SPEC §8)", () => {
       const waiting = yield* runCli([...send, "--message", "hi", "--message-id", "msg-given-1"], {
         interruptedAfter: [prepared]
       })
-      expect([waiting.exitCode, waiting.stderr]).toEqual([130, "Interrupted: the call was stopped\n"])
+      expect([waiting.exitCode, waiting.stderr]).toEqual([
+        130,
+        "Interrupted: the call was stopped\nA2A message id for request retry: msg-given-1\n"
+      ])
       expect(errorDocumentOf(waiting.stdout)).toMatchObject({
         type: "Interrupted",
         message: "Interrupted: the call was stopped",

@@ -265,14 +265,20 @@ describe("CLI over the SDK and the simulated platform (test clock)", () => {
       yield* awaitRoute("resolve-runtime-access")
       const exit = yield* Fiber.interrupt(fiber)
       expect(Exit.isInterrupted(exit)).toBe(true)
-      expect(errorDocumentOf(captured.stdout)).toMatchObject({
+      const document = errorDocumentOf(captured.stdout)
+      expect(document).toMatchObject({
         type: "Interrupted",
         message: "Interrupted: the call was stopped",
         agentSessionUid: cold.sessionUid,
         messageId: expect.stringMatching(/^msg-/),
         retrySafe: true
       })
-      expect(captured.stderr.endsWith("\nInterrupted: the call was stopped\n")).toBe(true)
+      // the send had begun (its message prepared): stderr names the id a retry may reuse, as for any failure
+      expect(
+        captured.stderr.endsWith(
+          `\nInterrupted: the call was stopped\nA2A message id for request retry: ${document.messageId}\n`
+        )
+      ).toBe(true)
       const routes = (yield* (yield* SimulatedPlatform.SimulatedPlatform).requestLog).map((entry) => entry.route)
       expect(routes).not.toContain("message-send")
     }).pipe(Effect.provide(platformLayer)))
