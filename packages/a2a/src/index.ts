@@ -21,6 +21,10 @@ export * as Attachment from "./Attachment.js"
 /**
  * @since 0.2.0
  */
+export * as PlatformText from "./PlatformText.js"
+/**
+ * @since 0.2.0
+ */
 export * as Redaction from "./Redaction.js"
 /**
  * @since 0.1.0

@@ -107,6 +107,15 @@ describe("scrubSecrets", () => {
     )
   })
 
+  it("removes escape sequences whole, unless their bytes split a known secret (then only their controls)", () => {
+    const known = [secret("runtime-token-ABCDEFGH")]
+    expect(scrubSecrets("Run\u001b[2J the\u001b]52;c;aGk=\u0007 update\u001b(B.", known)).toBe("Run the update.")
+    // "\u001be" reads as an escape sequence: removed whole it would take the secret's "e" and show the rest.
+    expect(scrubSecrets("x runtime-tok\u001ben-ABCDEFGH\u001b[2J y", known)).toBe("x <redacted>[2J y")
+    // An escape sequence that joins a secret's two halves: the secret is still found.
+    expect(scrubSecrets("x runtime-token-\u001b[31mABCDEFGH y", known)).toBe("x <redacted> y")
+  })
+
   it("a URL's credentials are found within a bounded scheme and user part; longer runs are left as they are", () => {
     expect(scrubSecrets(`${"s".repeat(32)}://user:pw@host`, [])).toBe(`${"s".repeat(32)}://<redacted>@host`)
     expect(scrubSecrets(`x${"s".repeat(32)}://user:pw@host`, [])).toBe(`x${"s".repeat(32)}://user:pw@host`)

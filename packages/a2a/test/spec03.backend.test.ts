@@ -80,11 +80,11 @@ describe("rules: which field of a backend error becomes its message (SPEC §3)",
       }))
   }
 
-  it.effect("a JSON detail is one line without control characters, cut at 1,000 characters", () =>
+  it.effect("a JSON detail is one line without control characters or escape sequences, cut at 1,000 characters", () =>
     Effect.gen(function*() {
-      const detail = `Session\r\n  gone\u0007\u001b[2J ${"x".repeat(1200)}`
+      const detail = `Session\r\n  gone\u0007\u001b[2J\u001b]52;c;aGk=\u0007 ${"x".repeat(1200)}`
       const error = yield* resolveAnswered({ status: 404, body: { detail } })
-      expect(error).toEqual(notFound(`${`Session gone[2J ${"x".repeat(1200)}`.slice(0, 1000)}…`))
+      expect(error).toEqual(notFound(`${`Session gone ${"x".repeat(1200)}`.slice(0, 1000)}…`))
       expect(yield* resolveAnswered({ status: 404, body: { detail: "y".repeat(1000) } })).toEqual(
         notFound("y".repeat(1000))
       )

@@ -496,9 +496,9 @@ const sendFields = (status: number) => ({
 
 describe("rules: platform text in an error is one bounded line (SPEC §9, hostile answers)", () => {
   const hostile = `first line\r\nsecond\u0007\u001b]52;c;ZXZpbA==\u0007 line\u001b[2J ${"x".repeat(5000)}`
-  const shown = `first line second]52;c;ZXZpbA== line[2J ${"x".repeat(5000)}`.slice(0, 1000)
+  const shown = `first line second line ${"x".repeat(5000)}`.slice(0, 1000)
 
-  it.scoped("the runtime's message and reason: line breaks one space, control characters gone, 1,000 at most", () =>
+  it.scoped("the runtime's message and reason: line breaks one space, escape sequences and controls gone, 1,000 at most", () =>
     Effect.gen(function*() {
       const error = yield* failing(500, rpc(500, hostile, [info(`REASON\n\u001b${"R".repeat(300)}`)]))
       expect(error).toMatchObject({ _tag: "ServerError", detail: `${shown}…`, reason: `REASON ${"R".repeat(193)}…` })

@@ -135,13 +135,13 @@ describe("error messages", () => {
       detail: "queued\u0007\n"
     })
     expect(unavailable.message).toBe(
-      "The Agent runtime cannot take messages (state update required): Update needed — Run[2J the update. — queued. " +
+      "The Agent runtime cannot take messages (state update required): Update needed — Run the update. — queued. " +
         "Nothing was sent (session s-1)"
     )
     const notReady = new A2AError.AgentRuntimeNotReadyError({
       agentSessionUid: "s-1",
       messageId: "m-1",
-      state: "waking\r\u009bup",
+      state: "waking\r\u0081up",
       remainingMs: 10,
       retryAfterMs: 500
     })

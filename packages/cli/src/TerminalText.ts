@@ -5,6 +5,8 @@
  *
  * @since 0.2.0
  */
+import { PlatformText } from "@mainsequence/a2a"
+
 const unsafe = /[\p{Cc}\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u
 const everyUnsafe = new RegExp(unsafe.source, "gu")
 
@@ -30,19 +32,7 @@ const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
 const otherLineBreaks = /\r\n?|[\v\f\u0085\u2028\u2029]/g
 const unsafeInLines = /[^\P{Cc}\n\t]|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
 
-// Escape sequences (ECMA-48): a control sequence (CSI), a control string (OSC, DCS, …) up to its terminator, any
-// other escape. Each part repeats one character class: no hostile text makes it slow or overflow the stack, as
-// Node's `stripVTControlCharacters` does from 8 MiB.
-const escapeSequence = new RegExp(
-  [
-    "(?:\u001b\\[|\u009b)[0-?]*[ -/]*[@-~]",
-    "(?:\u001b[\\]PX^_]|[\u0090\u0098\u009d-\u009f])[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\\\|\u009c)",
-    "\u001b[ -/]*[0-~]"
-  ].join("|"),
-  "g"
-)
-
-const withoutEscapes = (text: string): string => text.replace(escapeSequence, "")
+const withoutEscapes = PlatformText.withoutEscapeSequences
 
 const withoutUnsafe = (line: string): string => line.replace(everyUnsafe, (char) => char === "\t" ? " " : "")
 

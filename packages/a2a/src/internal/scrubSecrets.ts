@@ -9,6 +9,7 @@
  */
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { withoutEscapeSequences } from "./oneLine.js"
 
 /**
  * What a secret is replaced by: what Effect's `Redacted` prints, as the CLI's `--debug` lines do.
@@ -152,8 +153,11 @@ const withoutKnown = (text: string, known: SecretsIndex): string => {
 }
 
 const scrubWith = (text: string, known: SecretsIndex | undefined): string => {
+  // Escape sequences go whole, unless their bytes split a known secret: then only their control characters.
+  const bare = text.replace(controlCharacters, "")
+  const withoutSecrets = known === undefined ? bare : withoutKnown(bare, known)
+  const cleaned = withoutSecrets === bare ? withoutEscapeSequences(text).replace(controlCharacters, "") : withoutSecrets
   // Known secrets first: a pattern below could cut one in two (a token may hold an `@`).
-  const cleaned = text.replace(controlCharacters, "")
   return withoutTokenMembers(known === undefined ? cleaned : withoutKnown(cleaned, known))
     .replace(
       urlUserInfo,

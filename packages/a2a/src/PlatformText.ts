@@ -1,0 +1,16 @@
+/**
+ * How the SDK makes text a platform sent safe to show, for tools that show such text themselves (the CLI's
+ * terminal output) the way the SDK does in its errors and progress events.
+ *
+ * @since 0.2.0
+ */
+import * as internal from "./internal/oneLine.js"
+
+/**
+ * `text` without its escape sequences (ECMA-48: control sequences such as `ESC [ 2 J`, control strings such as
+ * an OSC up to its terminator, and any other escape), each removed whole. Linear in the text's length.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const withoutEscapeSequences: (text: string) => string = internal.withoutEscapeSequences
