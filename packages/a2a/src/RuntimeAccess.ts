@@ -10,7 +10,7 @@ import * as Predicate from "effect/Predicate"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import { bearerTokenProblem } from "./internal/bearerToken.js"
-import { httpUrlProblem } from "./internal/httpUrl.js"
+import { rpcUrlProblem } from "./internal/httpUrl.js"
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 const OptionalString = Schema.optional(Schema.NullOr(Schema.String))
@@ -235,7 +235,7 @@ export const decide = (answer: ResolveRuntimeAccessAnswer): Either.Either<Decisi
     if (!(hasAccess && nonBlank(answer.rpc_url) && token !== undefined)) {
       return Either.left("can_submit is true but the answer lacks mode \"token\", a non-blank rpc_url or a token")
     }
-    const unusable = httpUrlProblem(answer.rpc_url.trim())
+    const unusable = rpcUrlProblem(answer.rpc_url.trim())
     const unusableToken = bearerTokenProblem(Redacted.value(token))
     return unusable !== undefined
       ? Either.left(`rpc_url ${unusable}`)

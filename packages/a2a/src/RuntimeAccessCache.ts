@@ -22,7 +22,7 @@ import * as Schema from "effect/Schema"
 import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
 import { BearerToken } from "./internal/bearerToken.js"
 import { parseBoundedJson } from "./internal/boundedJson.js"
-import { httpUrlProblem } from "./internal/httpUrl.js"
+import { rpcUrlProblem } from "./internal/httpUrl.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -265,13 +265,13 @@ export const decodeStoredJson = <A, I>(
 }
 
 /**
- * A stored entry's `rpcUrl`: an absolute `http:` or `https:` URL. What a store reads may have been written by
- * anyone; an entry whose address is anything else is a miss, never sent to.
+ * A stored entry's `rpcUrl`: an absolute `http:` or `https:` URL without a query or a fragment. What a store
+ * reads may have been written by anyone; an entry whose address is anything else is a miss, never sent to.
  *
  * @since 0.1.0
  * @category schemas
  */
-export const StoredRpcUrl = Schema.String.pipe(Schema.filter(httpUrlProblem))
+export const StoredRpcUrl = Schema.String.pipe(Schema.filter(rpcUrlProblem))
 
 /**
  * A stored entry's runtime token: one an HTTP header can carry (visible ASCII, no spaces); an entry with

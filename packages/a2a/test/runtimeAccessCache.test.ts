@@ -361,6 +361,7 @@ describe("RuntimeAccessCache: edges of the store contract", () => {
         ["https://rt.example", "tok", true],
         ["not a url", "tok", false],
         ["file:///etc/passwd", "tok", false],
+        ["https://rt.example/rt/?sig=1", "tok", false],
         ["https://rt.example", "tok\r\nX-Evil: 1", false],
         ["https://rt.example", "tok en", false]
       ]

@@ -523,7 +523,7 @@ describe("rules: a backend answer nested deeper than 512 levels is a BackendCont
     }))
 })
 
-describe("rules: rpc_url must be an absolute http: or https: URL, used as given (SPEC §3)", () => {
+describe("rules: rpc_url must be an absolute http: or https: URL without a query, used as given (SPEC §3)", () => {
   const ready = (rpcUrl: string) => ({
     status: 200,
     body: { mode: "token", rpc_url: rpcUrl, token: "runtime-token", expires_at: null }
@@ -548,6 +548,14 @@ describe("rules: rpc_url must be an absolute http: or https: URL, used as given 
       Effect.gen(function*() {
         expect(yield* resolveAnswered(ready(rpcUrl))).toEqual(
           refused(`has the scheme ${scheme}; it must be an absolute http: or https: URL`)
+        )
+      }))
+  }
+  for (const rpcUrl of ["https://runtime.example/rt/x/?sig=abc", "https://runtime.example/rt/x#frag"]) {
+    it.effect(`an rpc_url with a query or a fragment (${rpcUrl}) → BackendContractError; nothing sent`, () =>
+      Effect.gen(function*() {
+        expect(yield* resolveAnswered(ready(rpcUrl))).toEqual(
+          refused("has a query or a fragment; it must be the runtime's base URL, which the A2A paths are appended to")
         )
       }))
   }

@@ -20,17 +20,27 @@ export const httpUrlProblem = (url: string): string | undefined => {
   return scheme === "http:" || scheme === "https:" ? undefined : `has the scheme ${scheme}; ${absolute}`
 }
 
+// A base URL has paths appended to it: a query or a fragment would take them in.
+const baseUrlProblem = (url: string, mustBe: string): string | undefined =>
+  httpUrlProblem(url) ?? (/[?#]/.test(url) ? `has a query or a fragment; it must be ${mustBe}` : undefined)
+
 /**
- * What makes `url` unusable as the backend's base URL, if anything: an {@link httpUrlProblem}, or a query or a
- * fragment, which the API paths would be appended to.
+ * What makes `url` unusable as the backend's base URL, if anything: an {@link httpUrlProblem}, a query or a
+ * fragment.
  *
  * @internal
  */
 export const backendUrlProblem = (url: string): string | undefined =>
-  httpUrlProblem(url) ??
-    (/[?#]/.test(url)
-      ? "has a query or a fragment; it must be the backend's base URL, such as https://api.main-sequence.app"
-      : undefined)
+  baseUrlProblem(url, "the backend's base URL, such as https://api.main-sequence.app")
+
+/**
+ * What makes `url` unusable as a runtime's `rpc_url`, if anything: an {@link httpUrlProblem}, a query or a
+ * fragment.
+ *
+ * @internal
+ */
+export const rpcUrlProblem = (url: string): string | undefined =>
+  baseUrlProblem(url, "the runtime's base URL, which the A2A paths are appended to")
 
 /**
  * `url` without the slashes it ends with. The look-behind starts a match at the first slash of a run only:
