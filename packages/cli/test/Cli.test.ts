@@ -162,9 +162,15 @@ describe("send: command line", () => {
       }
       yield* refused(
         [...send, "--message", "a", "--response-kind", "stream"],
-        /one of the following cases: message, task/
+        `Invalid response-kind: expected one of message, task (got "stream")`
       )
       yield* refused([...send, "--message", "a", "--json-repair-attempts", "2"], /--strict-dictionary/)
+      for (const kind of [[], ["--response-kind", "message"]]) {
+        yield* refused(
+          [...send, "--message", "a", "--task-id", "task-1", ...kind],
+          "Invalid task-id: a follow-up turn for a Task is a Task-mode send: give --response-kind task with it"
+        )
+      }
       yield* refused([...send, "--message", "a", "--file", "/nonexistent/a.pdf"], /\/nonexistent\/a\.pdf/)
       yield* refused(
         [...send, "--message", "a", "--file", "/etc/hostname", "--media-type", "text/plain", "--media-type", "x/y"],
@@ -182,6 +188,9 @@ describe("send: command line", () => {
       yield* FileSystem.FileSystem.pipe(Effect.flatMap((fs) => fs.symlink(loop, loop)))
       const cases: ReadonlyArray<readonly [ReadonlyArray<string>, string]> = [
         [["--timeout", "abc"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "abc")`],
+        [["--output", "yaml"], `Invalid output: expected one of json, text (got "yaml")`],
+        [["-o", "JSON"], `Invalid output: expected one of json, text (got "JSON")`],
+        [["--response-kind=Task"], `Invalid response-kind: expected one of message, task (got "Task")`],
         [["--timeout", "1,2,3"], `Invalid timeout: expected SECONDS or CONNECT,READ in seconds (got "1,2,3")`],
         [["--timeout", "0"], "Invalid timeout: must be a positive, finite number of seconds (got 0)"],
         [["--timeout", "Infinity"], "Invalid timeout: must be a positive, finite number of seconds (got Infinity)"],
@@ -564,7 +573,7 @@ describe("send: command line", () => {
       // An empty value after `=` is checked like any other value.
       yield* refused(
         [...send, "--message", "a", "--response-kind="],
-        /^Expected one of the following cases: message, task/
+        `Invalid response-kind: expected one of message, task (got "")`
       )
       yield* refused(
         [...send, "--message", "a", "--timeout="],

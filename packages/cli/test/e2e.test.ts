@@ -233,9 +233,18 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
           send(uid, "--message", "a", "--timeout", "-5"),
           /^Invalid timeout: must be a positive, finite number of seconds \(got -5\)$/
         ],
-        [send(uid, "--message", "a", "--response-kind", "stream"), /one of the following cases: message, task/],
-        [send(uid, "--message", "a", "--task-id", "task-1"), /taskId.*responseKind: "task"/],
-        [send(uid, "--message", "a", "--task-id", "task-1", "--response-kind", "message"), /responseKind: "task"/],
+        [
+          send(uid, "--message", "a", "--response-kind", "stream"),
+          /^Invalid response-kind: expected one of message, task \(got "stream"\)$/
+        ],
+        [
+          send(uid, "--message", "a", "--task-id", "task-1"),
+          /^Invalid task-id: a follow-up turn for a Task is a Task-mode send: give --response-kind task with it$/
+        ],
+        [
+          send(uid, "--message", "a", "--task-id", "task-1", "--response-kind", "message"),
+          /give --response-kind task with it$/
+        ],
         [send(uid, "--message", "a", "--task-id", "  ", "--response-kind", "task"), /taskId: must not be blank/],
         [send(uid, "--message", "a"), /MAINSEQUENCE_ACCESS_TOKEN/, { MAINSEQUENCE_ACCESS_TOKEN: undefined }],
         [send(uid, "--message", "a"), /MAINSEQUENCE_ENDPOINT/, { MAINSEQUENCE_ENDPOINT: undefined }],

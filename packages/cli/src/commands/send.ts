@@ -91,6 +91,20 @@ const jsonRepairAttemptsValue = (
         )
   })
 
+// The SDK's own check, in the command line's words.
+const taskIdValue = (
+  taskId: Option.Option<string>,
+  responseKind: A2AProtocol.ResponseKind | undefined
+): Effect.Effect<string | undefined, A2AError.A2AInputError> =>
+  Option.isNone(taskId) || responseKind === "task"
+    ? Effect.succeed(Option.getOrUndefined(taskId))
+    : Effect.fail(
+      new A2AError.A2AInputError({
+        field: "task-id",
+        reason: "a follow-up turn for a Task is a Task-mode send: give --response-kind task with it"
+      })
+    )
+
 /**
  * Runs `send`: every command-line check first, then the SDK call, then the answer on stdout.
  *
@@ -109,6 +123,7 @@ export const runSend = (
     yield* RunRecord.record({ agentSessionUid: flags.agentSessionUid, messageId })
     const responseKind = Option.getOrUndefined(flags.responseKind)
     const jsonRepairAttempts = yield* jsonRepairAttemptsValue(flags.jsonRepairAttempts, flags.strictDictionary)
+    const taskId = yield* taskIdValue(flags.taskId, responseKind)
     const message = yield* messageText(flags)
     const attachments = yield* readAttachments(flags)
     const answer = yield* A2ACall.run((client) =>
@@ -119,7 +134,7 @@ export const runSend = (
         jsonRepairAttempts,
         attachments,
         responseKind,
-        taskId: Option.getOrUndefined(flags.taskId),
+        taskId,
         referenceTaskIds: flags.referenceTaskIds.length === 0 ? undefined : flags.referenceTaskIds,
         timeout: Option.getOrUndefined(flags.timeout)
       }), { messageId, debug: flags.debug })

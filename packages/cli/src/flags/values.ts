@@ -34,8 +34,8 @@ export interface Flag {
   readonly names: ReadonlyArray<string>
   readonly takesValue: boolean
   readonly repeatable: boolean
-  /** The only values the check lets through (for `--log-level`; @effect/cli checks a command's own choices). */
-  readonly allowed?: ReadonlyArray<string> | undefined
+  /** The only values the flag takes (`--output`: json, text); none for any value. */
+  readonly choices: ReadonlyArray<string>
 }
 
 /**
@@ -103,7 +103,7 @@ export const builtIn: Flag = {
   names: ["--log-level"],
   takesValue: true,
   repeatable: false,
-  allowed: LogLevel.allLevels.map((level) => level._tag.toLowerCase())
+  choices: LogLevel.allLevels.map((level) => level._tag.toLowerCase())
 }
 
 const longName = (flag: Flag, given: string): string =>
@@ -191,8 +191,8 @@ export const checked = (
     if (value === undefined) return Either.left(missingValue(name))
     const problem = flag.repeatable
       ? repeatableValueProblem(value, index)
-      : flag.allowed !== undefined && !flag.allowed.includes(value)
-      ? `expected one of ${flag.allowed.join(", ")} (got ${JSON.stringify(value)})`
+      : flag.choices.length > 0 && !flag.choices.includes(value)
+      ? `expected one of ${flag.choices.join(", ")} (got ${JSON.stringify(value)})`
       : undefined
     if (problem !== undefined) return Either.left(invalid(flag, name, problem))
     spelled.push(...spelledFor(flag, name, value))
