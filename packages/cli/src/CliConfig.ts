@@ -56,8 +56,8 @@ const optionalNonBlank = (name: string): Config.Config<string | undefined> =>
 export const clientOptions: Config.Config<A2AClient.A2AClientOptions> = A2AClient.config
 
 /**
- * The config directory: `MAINSEQUENCE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mainsequence`, else
- * `$HOME/.config/mainsequence`.
+ * The config directory: `MAINSEQUENCE_CONFIG_DIR`, else `$XDG_CONFIG_HOME/mainsequence` (when it is absolute),
+ * else `$HOME/.config/mainsequence`.
  *
  * @since 0.1.0
  * @category config
@@ -67,7 +67,8 @@ export const configDirectory: Effect.Effect<string, ConfigError.ConfigError, Pat
   const explicit = yield* optionalNonBlank(configDirVariable)
   if (explicit !== undefined) return path.resolve(explicit)
   const xdg = yield* optionalNonBlank("XDG_CONFIG_HOME")
-  if (xdg !== undefined) return path.join(path.resolve(xdg), "mainsequence")
+  // The XDG Base Directory spec: a relative path is invalid and ignored.
+  if (xdg !== undefined && path.isAbsolute(xdg)) return path.join(xdg, "mainsequence")
   const home = (yield* optionalNonBlank("HOME")) ?? os.homedir()
   return path.join(home, ".config", "mainsequence")
 })

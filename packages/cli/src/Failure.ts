@@ -242,6 +242,18 @@ const whatToDo: Readonly<Record<string, string>> = {
   UnexpectedError: "A defect of the CLI: report it with this message"
 }
 
+const backendSteps: ReadonlyArray<string | undefined> = ["resolve-runtime-access", "await-runtime"]
+
+// Where the type alone would point the wrong way: a runtime's address comes from the backend, a redirect has
+// no reason to read.
+const specificHint = ({ details, type }: Described): string | undefined =>
+  type === "A2ATransportError" && !backendSteps.includes(stringField(details, "step"))
+    ? "Check the network and the proxy settings (HTTPS_PROXY, NO_PROXY); the Agent runtime's address is the one " +
+      "the backend gave"
+    : type === "A2ARequestError" && typeof details["status"] === "number" && details["status"] < 400
+    ? "The Agent runtime's address redirects, which is never followed: report it to the platform's operators"
+    : undefined
+
 /**
  * What the caller can do next, in one sentence or two: by the error's type, then whether and how to retry.
  *
@@ -249,7 +261,7 @@ const whatToDo: Readonly<Record<string, string>> = {
  * @category rendering
  */
 export const hintOf = (described: Described): string => {
-  const base = whatToDo[described.type] ??
+  const base = specificHint(described) ?? whatToDo[described.type] ??
     (described.exitCode === ExitCode.usage ? "Fix the command line (see --help); nothing was sent" : "")
   const sameId = described.messageId === undefined ? "" : ` with --message-id ${described.messageId}`
   const retry = described.retrySafe

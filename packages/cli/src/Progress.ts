@@ -70,7 +70,9 @@ export const plainLine = (event: Event): string =>
  */
 export const statusLine = (event: Event, remainingMillis: number): string =>
   remainingMillis > 0
-    ? `${sentence(describeEvent(event))} Next check in ${Math.ceil(remainingMillis / 1000)} s`
+    ? `${sentence(describeEvent(event))} Next check in ${
+      remainingMillis < 1000 ? secondsText(remainingMillis) : `${Math.ceil(remainingMillis / 1000)} s`
+    }`
     : `${sentence(describeEvent(event))} Checking…`
 
 const clearLine = "\r\u001b[2K"

@@ -18,6 +18,8 @@ describe("CliConfig", () => {
       expect(yield* dir({ MAINSEQUENCE_CONFIG_DIR: "/x/ms", XDG_CONFIG_HOME: "/xdg", HOME: "/home/u" })).toBe("/x/ms")
       expect(yield* dir({ XDG_CONFIG_HOME: "/xdg", HOME: "/home/u" })).toBe("/xdg/mainsequence")
       expect(yield* dir({ MAINSEQUENCE_CONFIG_DIR: "  ", HOME: "/home/u" })).toBe("/home/u/.config/mainsequence")
+      // a relative XDG_CONFIG_HOME is ignored, as the XDG Base Directory spec says
+      expect(yield* dir({ XDG_CONFIG_HOME: "relative/xdg", HOME: "/home/u" })).toBe("/home/u/.config/mainsequence")
     }).pipe(Effect.provide(NodePath.layer)))
 
   it.effect("client options come from the SDK's config; tokens stay redacted", () =>

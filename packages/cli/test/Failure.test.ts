@@ -193,6 +193,31 @@ describe("Failure", () => {
         "The call ran out of time: give a longer --timeout. Retrying is safe: run the same command. " +
           "Follow the Task with: mainsequence agent session a2a task wait s-1 'task 1'"
       )
+      // A connection that failed to the runtime points at the address the backend gave, not at the endpoint.
+      const unreachable = (step: A2AError.A2AStep) =>
+        new A2AError.A2ATransportError({
+          agentSessionUid: "s-1",
+          method: "POST",
+          url: "https://rt.example/api/a2a/v1/message:send",
+          step,
+          messageMayHaveBeenSent: false,
+          code: "ECONNREFUSED"
+        })
+      const hint = (error: unknown) =>
+        Effect.map(capture(Exit.fail(error), json), (c) => errorDocumentOf(c.stdout).hint)
+      expect(yield* hint(unreachable("send-message"))).toMatch(
+        /^Check the network and the proxy settings \(HTTPS_PROXY, NO_PROXY\); the Agent runtime's address is the one the backend gave\./
+      )
+      expect(yield* hint(unreachable("resolve-runtime-access"))).toMatch(
+        /^Check MAINSEQUENCE_ENDPOINT, the network and the proxy settings/
+      )
+      const request = { agentSessionUid: "s-1", method: "POST", url: "https://rt.example/x", step: "send-message" }
+      expect(yield* hint(new A2AError.A2ARequestError({ ...request, status: 307 }))).toMatch(
+        /^The Agent runtime's address redirects, which is never followed: report it to the platform's operators/
+      )
+      expect(yield* hint(new A2AError.A2ARequestError({ ...request, status: 400, reason: "BAD" }))).toMatch(
+        /^The Agent runtime refused the request \(see details.reason\)/
+      )
       // An id that reads like a flag goes after `--`, where the command line takes it as the Task's id.
       const dashed = new A2AError.A2ATimeoutError({ ...timedOut, taskId: "--task-7" })
       expect(errorDocumentOf((yield* capture(Exit.fail(dashed), json)).stdout).hint).toMatch(

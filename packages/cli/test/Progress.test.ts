@@ -20,6 +20,8 @@ describe("progress lines read as sentences", () => {
     expect(plainLine(event())).toBe("Agent runtime checking — Checking the runtime. Next check in 0.3 s")
     expect(statusLine(event(), 1200)).toBe("Agent runtime checking — Checking the runtime. Next check in 2 s")
     expect(statusLine(event(), 0)).toBe("Agent runtime checking — Checking the runtime. Checking…")
+    // under a second: the time as the plain line gives it, not rounded up to "1 s"
+    expect(statusLine(event(), 300)).toBe("Agent runtime checking — Checking the runtime. Next check in 0.3 s")
   })
 
   it("a detail without a full stop, or no detail, ends with one", () => {
