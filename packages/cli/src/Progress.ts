@@ -2,7 +2,8 @@
  * The CLI's `A2AProgress`: while a transient runtime is awaited (SPEC §1 step 3), stderr shows what the
  * platform says, and while `task wait` waits, the Task's state. On a terminal, one live status line (state,
  * presence detail, "Next check in N s"), rewritten in place every second and cleared at the end; otherwise
- * one plain line per state change. stdout is never touched.
+ * one plain line per state change. A notice the backend admits a call with is one line (SPEC §3). stdout is
+ * never touched.
  *
  * It also remembers the message id the SDK reports (`MessagePrepared`, once the request body is built, before
  * any request), so an interrupted send can still name the id that went on the wire, and whether the message
