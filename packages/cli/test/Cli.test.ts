@@ -1216,8 +1216,13 @@ describe("help", () => {
       expect(send.find(({ flag }) => flag === "--file PATH...")?.paragraphs[0]).toBe(
         "Attach a file (at most 15 MiB); repeat for more files"
       )
+      // Each of the two says that one of them is required: @effect/cli marks both optional.
+      expect(send.find(({ flag }) => flag === "--message TEXT")?.paragraphs[0]).toBe(
+        "The message text (this or --message-file is required)"
+      )
       expect(send.find(({ flag }) => flag === "--message-file PATH")?.paragraphs[0]).toBe(
-        "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; instead of --message)"
+        "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; this or " +
+          "--message is required)"
       )
       expect(send.find(({ flag }) => flag === "(-o, --output json | text)")?.paragraphs[0]).toMatch(
         /exactly one JSON document whatever the outcome.*\{"error": \{type, message, exitCode, agentSessionUid, messageId, retrySafe, hint, details\}\}/

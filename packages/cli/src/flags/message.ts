@@ -20,7 +20,7 @@ import { validatedBy } from "./validated.js"
  */
 export const message = Options.text("message").pipe(
   Options.withPseudoName("TEXT"),
-  Options.withDescription("The message text"),
+  Options.withDescription("The message text (this or --message-file is required)"),
   Options.optional
 )
 
@@ -33,7 +33,8 @@ export const message = Options.text("message").pipe(
 export const messageFile = Options.text("message-file").pipe(
   Options.withPseudoName("PATH"),
   Options.withDescription(
-    "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; instead of --message)"
+    "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; this or --message " +
+      "is required)"
   ),
   validatedBy((path: string) => readMessageFile("message-file", path)),
   Options.optional
