@@ -153,12 +153,14 @@ const withoutKnown = (text: string, known: SecretsIndex): string => {
 }
 
 const scrubWith = (text: string, known: SecretsIndex | undefined): string => {
-  // Escape sequences go whole, unless their bytes split a known secret: then only their control characters.
+  const hideKnown = (cleaned: string) => known === undefined ? cleaned : withoutKnown(cleaned, known)
   const bare = text.replace(controlCharacters, "")
-  const withoutSecrets = known === undefined ? bare : withoutKnown(bare, known)
-  const cleaned = withoutSecrets === bare ? withoutEscapeSequences(text).replace(controlCharacters, "") : withoutSecrets
+  const whole = withoutEscapeSequences(text).replace(controlCharacters, "")
+  const hidden = hideKnown(bare)
+  // Escape sequences go whole, unless their bytes split a known secret: then only their control characters.
+  const cleaned = hidden !== bare || whole === bare ? hidden : hideKnown(whole)
   // Known secrets first: a pattern below could cut one in two (a token may hold an `@`).
-  return withoutTokenMembers(known === undefined ? cleaned : withoutKnown(cleaned, known))
+  return withoutTokenMembers(cleaned)
     .replace(
       urlUserInfo,
       (userInfo, offset: number, whole: string) => schemeBefore(whole, offset) ? `://${redactedMarker}@` : userInfo
