@@ -157,8 +157,10 @@ const scrubWith = (text: string, known: SecretsIndex | undefined): string => {
   const bare = text.replace(controlCharacters, "")
   const whole = withoutEscapeSequences(text).replace(controlCharacters, "")
   const hidden = hideKnown(bare)
+  // Stryker disable next-line ConditionalExpression: equivalent: `whole` is then `bare`, only scanned once more
+  const noEscapes = whole === bare
   // Escape sequences go whole, unless their bytes split a known secret: then only their control characters.
-  const cleaned = hidden !== bare || whole === bare ? hidden : hideKnown(whole)
+  const cleaned = hidden !== bare || noEscapes ? hidden : hideKnown(whole)
   // Known secrets first: a pattern below could cut one in two (a token may hold an `@`).
   return withoutTokenMembers(cleaned)
     .replace(
