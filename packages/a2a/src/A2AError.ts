@@ -468,15 +468,22 @@ const BackendFields = {
 const backendDetail = (detail: string | undefined): string => detail === undefined ? "" : `: ${detail}`
 
 /**
- * The backend answered 401: the user's access token is missing, expired or rejected.
+ * The backend answered 401: the user's access token is missing, expired or rejected, and no refresh token was
+ * configured or the refresh did not give a usable access token (`refreshFailure` says why). A refresh the
+ * backend itself failed (5xx, 429) ends in that error instead.
  *
  * @since 0.1.0
  * @category errors
  */
-export class NotLoggedInError extends Schema.TaggedError<NotLoggedInError>()("NotLoggedInError", BackendFields) {
+export class NotLoggedInError extends Schema.TaggedError<NotLoggedInError>()("NotLoggedInError", {
+  ...BackendFields,
+  /** Why the one refresh with the refresh token did not give a usable access token, when it was tried. */
+  refreshFailure: Schema.optional(Schema.String)
+}) {
   override get message(): string {
+    const refresh = this.refreshFailure === undefined ? "" : `; the token refresh failed: ${this.refreshFailure}`
     return withIds(
-      `Not logged in: the backend rejected the access token (401)${backendDetail(this.detail)}`,
+      `Not logged in: the backend rejected the access token (401)${backendDetail(this.detail)}${refresh}`,
       this
     )
   }

@@ -303,28 +303,45 @@ describe("rules: the resolve request on the wire (SPEC §3)", () => {
 })
 
 describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", () => {
-  const refusedRefreshes: ReadonlyArray<readonly [string, Answer]> = [
-    ["its own 401", { status: 401, body: { detail: "refresh refused" } }],
+  const refusedRefreshes: ReadonlyArray<readonly [string, Answer, string]> = [
+    [
+      "its own 401",
+      { status: 401, body: { detail: "refresh refused" } },
+      "the backend refused the refresh token (401): refresh refused"
+    ],
+    [
+      "a 400 echoing the refresh token",
+      { status: 400, body: { detail: "refresh-1 is expired" } },
+      "the backend refused the refresh token (400): <redacted> is expired"
+    ],
     // not 2xx, whatever it holds
-    ...[300, 500].map((status) =>
-      [`a ${status} with an access token`, { status, body: { access: "user-2" } }] as const
-    ),
+    [
+      "a 300 with an access token",
+      { status: 300, body: { access: "user-2" } },
+      "the backend refused the refresh token (300): {\"access\":\"<redacted>\"}"
+    ],
     ...["  ", "new\ntoken", " new-token"].map((access) =>
-      [`an access token a header cannot carry ${JSON.stringify(access)}`, { status: 200, body: { access } }] as const
+      [
+        `an access token a header cannot carry ${JSON.stringify(access)}`,
+        { status: 200, body: { access } },
+        "the answer (200) holds no access token a request header can carry"
+      ] as const
     )
   ]
-  for (const [what, refreshAnswer] of refusedRefreshes) {
-    it.effect(`a refused refresh (${what}) ends NotLoggedInError of the first answer; asked once`, () => {
-      const { layer, overridden } = simulatedWith(
-        { sessions: [session()] },
-        (request) =>
-          request.url === resolveUrl
-            ? { status: 401, body: { detail: "expired" } }
-            : request.url === refreshUrl
-            ? refreshAnswer
-            : undefined,
-        { refreshToken: Redacted.make("refresh-1") }
-      )
+  const refusedRefreshLayer = (refreshAnswer: Answer) =>
+    simulatedWith(
+      { sessions: [session()] },
+      (request) =>
+        request.url === resolveUrl
+          ? { status: 401, body: { detail: "expired" } }
+          : request.url === refreshUrl
+          ? refreshAnswer
+          : undefined,
+      { refreshToken: Redacted.make("refresh-1") }
+    )
+  for (const [what, refreshAnswer, refreshFailure] of refusedRefreshes) {
+    it.effect(`a refused refresh (${what}) ends NotLoggedInError of the first answer, saying why; asked once`, () => {
+      const { layer, overridden } = refusedRefreshLayer(refreshAnswer)
       return Effect.gen(function*() {
         const a2a = yield* A2AClient.A2AClient
         const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
@@ -335,12 +352,37 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
           method: "POST",
           url: resolveUrl,
           status: 401,
-          detail: "expired"
+          detail: "expired",
+          refreshFailure
         })
+        expect(error.message).toContain(`(401): expired; the token refresh failed: ${refreshFailure}`)
         expect(overridden).toEqual([`POST ${resolveUrl}`, `POST ${refreshUrl}`])
       }).pipe(Effect.provide(layer))
     })
   }
+
+  it.effect("a refresh the backend failed (5xx, 429) ends in that failure, naming the refresh request", () =>
+    Effect.gen(function*() {
+      const failures: Array<unknown> = []
+      for (const status of [500, 503, 429]) {
+        const { layer } = refusedRefreshLayer({ status, body: { detail: "down" } })
+        const error = yield* Effect.flip(
+          Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" })).pipe(
+            Effect.provide(layer)
+          )
+        )
+        failures.push([
+          error._tag,
+          "url" in error ? error.url : undefined,
+          "status" in error ? error.status : undefined
+        ])
+      }
+      expect(failures).toEqual([
+        ["ServerError", refreshUrl, 500],
+        ["ServerError", refreshUrl, 503],
+        ["RateLimitedError", refreshUrl, 429]
+      ])
+    }))
 
   it.effect("the refresh request: POST {\"refresh\": …} as JSON; the new token is used for the retry", () => {
     const seen: Array<{ url: string; body: string; type: string | undefined; auth: string | undefined }> = []

@@ -245,13 +245,16 @@ const whatToDo: Readonly<Record<string, string>> = {
 const backendSteps: ReadonlyArray<string | undefined> = ["resolve-runtime-access", "await-runtime"]
 
 // Where the type alone would point the wrong way: a runtime's address comes from the backend, a redirect has
-// no reason to read.
+// no reason to read, a refused refresh token cannot renew the access token.
 const specificHint = ({ details, type }: Described): string | undefined =>
   type === "A2ATransportError" && !backendSteps.includes(stringField(details, "step"))
     ? "Check the network and the proxy settings (HTTPS_PROXY, NO_PROXY); the Agent runtime's address is the one " +
       "the backend gave"
     : type === "A2ARequestError" && typeof details["status"] === "number" && details["status"] < 400
     ? "The Agent runtime's address redirects, which is never followed: report it to the platform's operators"
+    : type === "NotLoggedInError" && stringField(details, "refreshFailure") !== undefined
+    ? "Log in again: give a new MAINSEQUENCE_ACCESS_TOKEN (and MAINSEQUENCE_REFRESH_TOKEN); the refresh token " +
+      "was not accepted either"
     : undefined
 
 /**

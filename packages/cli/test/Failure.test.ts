@@ -218,6 +218,14 @@ describe("Failure", () => {
       expect(yield* hint(new A2AError.A2ARequestError({ ...request, status: 400, reason: "BAD" }))).toMatch(
         /^The Agent runtime refused the request \(see details.reason\)/
       )
+      // A refused refresh token cannot renew the access token: only a new login helps.
+      const notLoggedIn = { method: "POST", url: "https://b.example/resolve", status: 401 }
+      expect(yield* hint(new A2AError.NotLoggedInError(notLoggedIn))).toMatch(
+        /^Give a valid MAINSEQUENCE_ACCESS_TOKEN \(or a MAINSEQUENCE_REFRESH_TOKEN to renew it\)/
+      )
+      expect(yield* hint(new A2AError.NotLoggedInError({ ...notLoggedIn, refreshFailure: "refused (401)" }))).toMatch(
+        /^Log in again: give a new MAINSEQUENCE_ACCESS_TOKEN \(and MAINSEQUENCE_REFRESH_TOKEN\); the refresh token/
+      )
       // An id that reads like a flag goes after `--`, where the command line takes it as the Task's id.
       const dashed = new A2AError.A2ATimeoutError({ ...timedOut, taskId: "--task-7" })
       expect(errorDocumentOf((yield* capture(Exit.fail(dashed), json)).stdout).hint).toMatch(

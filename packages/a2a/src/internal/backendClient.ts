@@ -126,6 +126,16 @@ export const backendError = (answer: HttpAnswer, scrub: (text: string) => string
   })
 }
 
+const refreshed = "refreshed" as const
+const noRefreshToken = "no refresh token" as const
+const refusedWith = (reason: string) => ({ reason })
+
+// Why the refresh endpoint refused the refresh token, `scrub`bed: its status and detail.
+const refusalText = (answer: HttpAnswer, scrub: (text: string) => string): string => {
+  const detail = backendErrorDetail(answer, scrub)
+  return `the backend refused the refresh token (${answer.status})${detail === undefined ? "" : `: ${detail}`}`
+}
+
 const RefreshAnswer = Schema.Struct({
   access: Schema.Redacted(BearerToken),
   refresh: Schema.optional(Schema.NullOr(Schema.Redacted(Schema.NonEmptyTrimmedString)))
@@ -168,22 +178,26 @@ export const make = (
         return Effect.map(backendExchange(call, step, request), (answer) => ({ answer, token }))
       })
 
-    // One refresh of the user's access token; `false` when there is no refresh token or it was refused.
-    // Concurrent calls that were refused the same token share one refresh: a rotated refresh token is
-    // single-use.
+    // One refresh of the user's access token. Concurrent calls that were refused the same token share one
+    // refresh: a rotated refresh token is single-use.
     const refreshAccess = (call: Call, step: A2AStep, refused: Redacted.Redacted<string>) =>
       Effect.gen(function*() {
-        if ((yield* Ref.get(accessToken)) !== refused) return true
+        if ((yield* Ref.get(accessToken)) !== refused) return refreshed
         const refresh = yield* Ref.get(refreshToken)
-        if (Option.isNone(refresh)) return false
+        if (Option.isNone(refresh)) return noRefreshToken
         const request = HttpClientRequest.post(url("/auth/jwt-token/token/refresh/")).pipe(
           HttpClientRequest.acceptJson,
           HttpClientRequest.bodyText(JSON.stringify({ refresh: Redacted.value(refresh.value) }), "application/json")
         )
         const answer = yield* backendExchange(call, step, request)
-        if (!isSuccessStatus(answer.status)) return false
+        if (answer.status >= 500 || answer.status === 429) {
+          return yield* Effect.fail(backendError(answer, secrets.scrub))
+        }
+        if (!isSuccessStatus(answer.status)) return refusedWith(refusalText(answer, secrets.scrub))
         const decoded = Schema.decodeUnknownOption(RefreshAnswer)(jsonOf(answer).pipe(Option.getOrUndefined))
-        if (Option.isNone(decoded)) return false
+        if (Option.isNone(decoded)) {
+          return refusedWith(`the answer (${answer.status}) holds no access token a request header can carry`)
+        }
         secrets.add("user", decoded.value.access)
         yield* Ref.set(accessToken, decoded.value.access)
         const rotated = decoded.value.refresh
@@ -192,7 +206,7 @@ export const make = (
           yield* Ref.set(refreshToken, Option.some(rotated))
         }
         yield* Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" })
-        return true
+        return refreshed
       }).pipe(
         refreshLock.withPermits(1),
         Effect.withSpan("a2a.client.refresh_access_token", {
@@ -201,12 +215,26 @@ export const make = (
         })
       )
 
-    const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
+    const retriedAfterRefresh = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
       Effect.gen(function*() {
         const first = yield* send(call, step, method, path)
-        const answer = first.answer.status === 401 && (yield* refreshAccess(call, step, first.token))
-          ? (yield* send(call, step, method, path)).answer
-          : first.answer
+        if (first.answer.status !== 401) return first.answer
+        const refresh = yield* refreshAccess(call, step, first.token)
+        if (refresh === refreshed) return (yield* send(call, step, method, path)).answer
+        if (refresh === noRefreshToken) return first.answer
+        const answer = first.answer
+        return yield* new NotLoggedInError({
+          method: answer.method,
+          url: answer.url,
+          status: answer.status,
+          detail: backendErrorDetail(answer, secrets.scrub),
+          refreshFailure: refresh.reason
+        })
+      })
+
+    const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>
+      Effect.gen(function*() {
+        const answer = yield* retriedAfterRefresh(call, step, method, path)
         if (!isSuccessStatus(answer.status)) return yield* Effect.fail(backendError(answer, secrets.scrub))
         const json = parseBoundedJson(textOf(answer))
         if (Either.isLeft(json) || !Predicate.isRecord(json.right)) {
