@@ -794,7 +794,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
   )
 
   it.scopedLive.skipIf(process.platform !== "linux")(
-    "SIGINT or SIGTERM while --message-file - waits for standard input: the interruption line, exit 130 / 143",
+    "SIGINT or SIGTERM while --message-file - waits for standard input: the interruption with the ids, exit 130 / 143",
     () =>
       Effect.gen(function*() {
         const { env, platform } = yield* servePlatform()
@@ -821,11 +821,16 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
               }
             )
             const what = `${signal} ${format}`
-            expect([what, run.code, linesOf(run.stderr)]).toEqual([what, code, ["Interrupted: the call was stopped"]])
+            expect([what, run.code, linesOf(run.stderr)]).toEqual([what, code, [
+              "Interrupted: the call was stopped",
+              "A2A message id for request retry: msg-stdin-1"
+            ]])
             if (format === "json") {
               expect(errorDocumentOf(run.stdout)).toMatchObject({
                 type: "Interrupted",
                 exitCode: code,
+                agentSessionUid: demoSessionUids.ready,
+                messageId: "msg-stdin-1",
                 retrySafe: true
               })
             } else {

@@ -1,16 +1,16 @@
 /**
  * `--message TEXT` / `--message-file PATH`: exactly one of them gives the message text. The file (`-`:
- * standard input) is read whole, as UTF-8 (else refused), while the command line is parsed, at most 15 MiB (the
+ * standard input) is read whole when the command runs, as UTF-8 (else refused), at most 15 MiB (the
  * attachments' limit); the SDK then refuses a blank message.
  *
  * @since 0.1.0
  */
 import * as Options from "@effect/cli/Options"
+import type * as FileSystem from "@effect/platform/FileSystem"
 import { A2AError } from "@mainsequence/a2a"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import { readMessageFile } from "./files.js"
-import { validatedBy } from "./validated.js"
 
 /**
  * `--message TEXT`.
@@ -25,7 +25,7 @@ export const message = Options.text("message").pipe(
 )
 
 /**
- * `--message-file PATH`: its value is the file's text.
+ * `--message-file PATH`.
  *
  * @since 0.1.0
  * @category options
@@ -36,7 +36,6 @@ export const messageFile = Options.text("message-file").pipe(
     "Read the message text from this file, or from standard input with - (UTF-8, at most 15 MiB; this or --message " +
       "is required)"
   ),
-  validatedBy((path: string) => readMessageFile("message-file", path)),
   Options.optional
 )
 
@@ -46,17 +45,19 @@ export const messageFile = Options.text("message-file").pipe(
  */
 export interface MessageFlags {
   readonly message: Option.Option<string>
-  /** the text of the `--message-file` */
+  /** the path of the `--message-file` */
   readonly messageFile: Option.Option<string>
 }
 
 /**
- * The message text, from `--message` or `--message-file`.
+ * The message text, from `--message` or the file `--message-file` names.
  *
  * @since 0.1.0
  * @category parsing
  */
-export const messageText = (flags: MessageFlags): Effect.Effect<string, A2AError.A2AInputError> =>
+export const messageText = (
+  flags: MessageFlags
+): Effect.Effect<string, A2AError.A2AInputError, FileSystem.FileSystem> =>
   Option.match(flags.message, {
     onSome: (text) =>
       Option.isSome(flags.messageFile)
@@ -70,6 +71,6 @@ export const messageText = (flags: MessageFlags): Effect.Effect<string, A2AError
           Effect.fail(
             new A2AError.A2AInputError({ field: "message", reason: "give --message TEXT or --message-file PATH" })
           ),
-        onSome: Effect.succeed
+        onSome: (path) => readMessageFile("message-file", path)
       })
   })
