@@ -793,6 +793,19 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
     60_000
   )
 
+  it.scopedLive("--message with --message-file - is refused at once, standard input left unread", () =>
+    Effect.gen(function*() {
+      const { env, platform } = yield* servePlatform()
+      const run = yield* runCliProcess(
+        send(demoSessionUids.ready, "--message", "hi", "--message-file", "-", "--output", "text"),
+        { configDir: configDir(), env, holdStdin: true, killAfterMs: 10_000 }
+      )
+      expect([run.code, linesOf(run.stderr)]).toEqual([2, [
+        "Invalid message: give --message or --message-file, not both"
+      ]])
+      expect(yield* platform.requestLog).toEqual([])
+    }))
+
   it.scopedLive.skipIf(process.platform !== "linux")(
     "SIGINT or SIGTERM while --message-file - waits for standard input: the interruption with the ids, exit 130 / 143",
     () =>
