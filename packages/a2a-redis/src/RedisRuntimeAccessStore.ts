@@ -70,7 +70,10 @@ export type Options = Connection & {
    * until the tokens expire, and whoever can write it can send the fleet's messages to a server of their own.
    */
   readonly clearEntries?: boolean | undefined
-  /** The most each Redis command may take before it counts as a miss or a skipped write; default 250 ms. */
+  /**
+   * The most each Redis command may take before it counts as a miss or a skipped write; default 250 ms, above 0
+   * and at most 2^31 - 1 ms less a second (Node's timers).
+   */
   readonly operationTimeout?: Duration.DurationInput | undefined
 }
 
@@ -119,8 +122,8 @@ export class RedisStoreOptionsError extends Schema.TaggedError<RedisStoreOptions
 
 /**
  * The counter of the store's failures (`error.type`: `timeout`, `connection`, the Redis reply's code in lower
- * case such as `noauth`, `wrongpass`, `readonly` or `oom`, or `invalid_entry` for a value that does not decrypt
- * or parse, or is larger than {@link maxEntryBytes}).
+ * case such as `noauth`, `wrongpass`, `readonly` or `oom`, or `invalid_entry` for a key of another Redis type or
+ * a value that does not decrypt or parse, or is larger than {@link maxEntryBytes}).
  *
  * @since 0.1.0
  * @category metrics
@@ -133,16 +136,23 @@ export const storeErrors: Metric.Metric.Counter<number> = Metric.counter("a2a.cl
 /** The Redis reply codes reported by name; any other reply error is `reply_error`. */
 const replyCodes = new Set(["NOAUTH", "WRONGPASS", "READONLY", "OOM", "LOADING", "MISCONF", "NOPERM", "BUSY"])
 
-const errorTypeOf = (failure: Cause.UnknownException | Cause.TimeoutException): string => {
+const replyErrorType = (error: unknown): string | undefined => {
+  if (!(error instanceof Error) || error.name !== "ReplyError") return undefined
+  const code = error.message.split(" ", 1)[0] ?? ""
+  // a key of another Redis type under the store's prefix: the entry is unusable, Redis is fine
+  if (code === "WRONGTYPE") return invalidEntryType
+  return replyCodes.has(code) ? code.toLowerCase() : "reply_error"
+}
+
+const invalidEntryType = "invalid_entry"
+
+// `connectionError`: the last error of the connection the store opened (a refused password, say).
+const errorTypeOf = (failure: Cause.UnknownException | Cause.TimeoutException, connectionError: unknown): string => {
   if (Cause.isTimeoutException(failure)) return "timeout"
   const error = failure.error
   // ioredis' own `commandTimeout` (the connections the store opens), a little after the store's limit
   if (error instanceof Error && error.message === "Command timed out") return "timeout"
-  if (error instanceof Error && error.name === "ReplyError") {
-    const code = error.message.split(" ", 1)[0] ?? ""
-    return replyCodes.has(code) ? code.toLowerCase() : "reply_error"
-  }
-  return "connection"
+  return replyErrorType(error) ?? replyErrorType(connectionError) ?? "connection"
 }
 
 const makeClient = (url: Redacted.Redacted<string> | string, timeoutMillis: number): Redis => {
@@ -156,23 +166,34 @@ const makeClient = (url: Redacted.Redacted<string> | string, timeoutMillis: numb
     connectTimeout: Math.max(timeoutMillis, 1_000),
     retryStrategy: (times) => Math.min(100 * times, 2_000)
   })
-  // the failures are reported by the operations (once per outage), not printed by ioredis
-  client.on("error", () => {})
   return client
+}
+
+interface Connected {
+  readonly client: Redis
+  /** The last error of a connection the store opened, until it is ready again. */
+  readonly connectionError: () => unknown
 }
 
 const acquireClient = (
   options: Options,
   timeout: Duration.Duration
-): Effect.Effect<Redis, never, Scope.Scope> => {
-  if (options.client !== undefined) return Effect.succeed(options.client)
+): Effect.Effect<Connected, never, Scope.Scope> => {
+  if (options.client !== undefined) return Effect.succeed({ client: options.client, connectionError: () => undefined })
   const url = options.url
   return Effect.acquireRelease(
-    Effect.sync(() => makeClient(url, Duration.toMillis(timeout))).pipe(
+    Effect.sync(() => {
+      const client = makeClient(url, Duration.toMillis(timeout))
+      let connectionError: unknown = undefined
+      // the failures are reported by the operations (once per outage), not printed by ioredis
+      client.on("error", (error) => connectionError = error)
+      client.on("ready", () => connectionError = undefined)
+      return { client, connectionError: () => connectionError }
+    }).pipe(
       // a Redis that is down when the program starts is an outage like any other: the layer still starts
-      Effect.tap((client) => Effect.ignore(Effect.timeout(Effect.tryPromise(() => client.connect()), timeout)))
+      Effect.tap(({ client }) => Effect.ignore(Effect.timeout(Effect.tryPromise(() => client.connect()), timeout)))
     ),
-    (client) =>
+    ({ client }) =>
       Effect.tryPromise(() => client.quit()).pipe(
         Effect.timeout(timeout),
         Effect.ignore,
@@ -205,6 +226,26 @@ const knownFields = (options: Options): Effect.Effect<void, RedisStoreOptionsErr
       })
     }),
     Effect.asVoid
+  )
+
+// Node's timers hold at most 2^31 - 1 ms; ioredis' command timeout is a little longer than the store's.
+const maxOperationTimeoutMillis = 2 ** 31 - 1 - 1_000
+
+const operationTimeoutOf = (options: Options): Effect.Effect<Duration.Duration, RedisStoreOptionsError> =>
+  Option.match(
+    Option.filter(
+      Duration.decodeUnknown(options.operationTimeout ?? defaultOperationTimeout),
+      (timeout) => Duration.toMillis(timeout) > 0 && Duration.toMillis(timeout) <= maxOperationTimeoutMillis
+    ),
+    {
+      onSome: Effect.succeed,
+      onNone: () =>
+        Effect.fail(
+          new RedisStoreOptionsError({
+            reason: `operationTimeout must be a duration above 0 and at most ${maxOperationTimeoutMillis} ms`
+          })
+        )
+    }
   )
 
 const codecOf = (options: Options): Effect.Effect<EntryCodec.EntryCodec, RedisStoreOptionsError> => {
@@ -249,14 +290,14 @@ export const make = (
     yield* knownFields(options)
     const codec = yield* codecOf(options)
     const prefix = options.keyPrefix ?? defaultKeyPrefix
-    const timeout = Duration.decode(options.operationTimeout ?? defaultOperationTimeout)
-    const client = yield* acquireClient(options, timeout)
+    const timeout = yield* operationTimeoutOf(options)
+    const { client, connectionError } = yield* acquireClient(options, timeout)
     let inOutage = false
     const failed = (failure: Cause.UnknownException | Cause.TimeoutException) =>
       Effect.suspend(() => {
-        const errorType = errorTypeOf(failure)
+        const errorType = errorTypeOf(failure, connectionError())
         const counted = Metric.increment(Metric.tagged(storeErrors, "error.type", errorType))
-        if (inOutage) return counted
+        if (inOutage || errorType === invalidEntryType) return counted
         inOutage = true
         return Effect.zipRight(
           counted,
@@ -279,12 +320,15 @@ export const make = (
           onSuccess: (value) => Effect.as(answered, Option.some(value))
         })
       )
-    const invalidEntry = Metric.increment(Metric.tagged(storeErrors, "error.type", "invalid_entry"))
+    const invalidEntry = Metric.increment(Metric.tagged(storeErrors, "error.type", invalidEntryType))
     return {
       get: (key) =>
         // One byte past the bound is read, to tell a value larger than the bound; an absent key reads as empty.
-        Effect.flatMap(command(() => client.getrangeBuffer(prefix + key, 0, maxEntryBytes)), (raw) => {
-          if (Option.isNone(raw) || raw.value.byteLength === 0) return Effect.succeedNone
+        Effect.flatMap(command<unknown>(() => client.getrangeBuffer(prefix + key, 0, maxEntryBytes)), (raw) => {
+          if (Option.isNone(raw) || raw.value === null) return Effect.succeedNone
+          // A server that only speaks Redis may answer another type.
+          if (!Buffer.isBuffer(raw.value)) return Effect.as(invalidEntry, Option.none())
+          if (raw.value.byteLength === 0) return Effect.succeedNone
           if (raw.value.byteLength > maxEntryBytes) return Effect.as(invalidEntry, Option.none())
           return Effect.tap(
             codec.decode(prefix + key, raw.value.toString("utf8")),

@@ -14,6 +14,7 @@ import * as Redacted from "effect/Redacted"
 import * as Schedule from "effect/Schedule"
 import * as Scope from "effect/Scope"
 import { Redis } from "ioredis"
+import * as Net from "node:net"
 import { RedisRuntimeAccessStore } from "../src/index.js"
 import { dump, freePort, requireRedisServer, startRedisServer } from "./redisServer.js"
 
@@ -37,6 +38,25 @@ const errorsOf = (errorType: string) =>
     Metric.value(Metric.tagged(RedisRuntimeAccessStore.storeErrors, "error.type", errorType)),
     (state) => state.count
   )
+
+// A server that speaks Redis' protocol but answers every command (after the ready check) with `reply`.
+const answeringEveryCommand = (reply: string) =>
+  Effect.acquireRelease(
+    Effect.async<Net.Server>((resume) => {
+      const info = "# Server\r\nloading:0\r\n"
+      const server = Net.createServer((socket) => {
+        socket.on("error", () => {})
+        socket.on("data", (data) => {
+          const commands = data.toString("latin1").split(/\*\d+\r\n\$\d+\r\n/).slice(1)
+          for (const command of commands) {
+            socket.write(command.toUpperCase().startsWith("INFO") ? `$${info.length}\r\n${info}\r\n` : reply)
+          }
+        })
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+    }),
+    (server) => Effect.sync(() => server.close())
+  ).pipe(Effect.map((server) => (server.address() as Net.AddressInfo).port))
 
 describe("RedisRuntimeAccessStore over a real redis-server", () => {
   it.scopedLive("an entry expires in Redis with its access (PTTL = validUntilMillis − now)", () =>
@@ -233,6 +253,54 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
       expect(Exit.isFailure(twice)).toBe(true)
     }))
 
+  it.scopedLive("an id and a key given the wrong way round, or split at a colon, never show the key", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      const secret = "q1w2e3r4t5y6u7i8o9p0a1s2d3f4g5h6j7k8l9z0xcv="
+      const failures: Array<string> = []
+      for (const keys of [`${secret}:2026-12`, `${secret.slice(0, 10)}:${secret.slice(10)}`, `k1:${keyA.id}`]) {
+        const provider = ConfigProvider.fromMap(
+          new Map([["MAINSEQUENCE_A2A_REDIS_URL", redis.url], ["MAINSEQUENCE_A2A_REDIS_ENCRYPTION_KEYS", keys]])
+        )
+        const exit = yield* Effect.exit(
+          Layer.build(RedisRuntimeAccessStore.layerConfig()).pipe(Effect.withConfigProvider(provider))
+        )
+        const text = Exit.isFailure(exit) ? Cause.pretty(exit.cause) : "started"
+        expect(text).not.toContain(secret.slice(0, 10))
+        failures.push(text.split("\n")[0] ?? "")
+      }
+      expect(failures).toEqual([
+        "RedisStoreOptionsError: Redis runtime-access store: the id of encryption key 1 is not 1-64 letters, " +
+        "digits, \"_\" or \"-\"",
+        "RedisStoreOptionsError: Redis runtime-access store: encryption key 1 is not 32 bytes in base64 " +
+        "(e.g. `openssl rand -base64 32`)",
+        "RedisStoreOptionsError: Redis runtime-access store: encryption key 1 is not 32 bytes in base64 " +
+        "(e.g. `openssl rand -base64 32`)"
+      ])
+    }))
+
+  it.scopedLive("an operation timeout that is not a duration above 0 Node's timers can hold is refused", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      const refused: Array<unknown> = []
+      for (
+        const operationTimeout of [Duration.infinity, Infinity, 0, -5, Duration.days(100_000), "1e3 millis"] as const
+      ) {
+        const exit = yield* Effect.exit(
+          RedisRuntimeAccessStore.make({ url: redis.url, encryptionKeys: [keyA], operationTimeout })
+        )
+        refused.push(Exit.isFailure(exit) ? Cause.failureOption(exit.cause).pipe(Option.map((e) => e.reason)) : exit)
+      }
+      const reason = "operationTimeout must be a duration above 0 and at most 2147482647 ms"
+      expect(refused).toEqual(Array.from({ length: 6 }, () => Option.some(reason)))
+      const longest = yield* RedisRuntimeAccessStore.make({
+        url: redis.url,
+        encryptionKeys: [keyA],
+        operationTimeout: Duration.days(24)
+      })
+      expect(yield* longest.get("k")).toEqual(Option.none())
+    }))
+
   it.scopedLive("layerConfig reads the URL, prefix, keys (writing key first) and timeout from Config", () =>
     Effect.gen(function*() {
       const redis = yield* startRedisServer()
@@ -318,6 +386,55 @@ describe("RedisRuntimeAccessStore over a real redis-server", () => {
         yield* operation
         expect(performance.now() - started).toBeLessThan(1_500)
       }
+    }))
+
+  it.scopedLive("a refused password is counted and logged as wrongpass, none as noauth, not as connection", () =>
+    Effect.gen(function*() {
+      const password = "the-r1ght-pa55"
+      const redis = yield* startRedisServer(["--requirepass", password], { password })
+      const logs: Array<string> = []
+      const logger = Logger.make(({ message }) => void logs.push(String(message)))
+      const counted: Array<readonly [number, number]> = []
+      for (const url of [`redis://:wr0ng@127.0.0.1:${redis.port}`, `redis://127.0.0.1:${redis.port}`]) {
+        const before = [yield* errorsOf("wrongpass"), yield* errorsOf("noauth")] as const
+        const store = yield* RedisRuntimeAccessStore.make({ url, encryptionKeys: [keyA], keyPrefix: prefix })
+        yield* Effect.provide(store.get("k"), Logger.replace(Logger.defaultLogger, logger))
+        counted.push([(yield* errorsOf("wrongpass")) - before[0], (yield* errorsOf("noauth")) - before[1]])
+      }
+      expect(counted).toEqual([[1, 0], [0, 1]])
+      expect(logs.map((line) => /\((\w+)\)/.exec(line)?.[1])).toEqual(["wrongpass", "noauth"])
+    }))
+
+  it.scopedLive("a key of another Redis type is an invalid entry: a miss, overwritten, no outage logged", () =>
+    Effect.gen(function*() {
+      const redis = yield* startRedisServer()
+      const logs: Array<string> = []
+      const logger = Logger.make(({ message }) => void logs.push(String(message)))
+      const store = yield* RedisRuntimeAccessStore.make({ url: redis.url, keyPrefix: prefix, encryptionKeys: [keyA] })
+      yield* Effect.promise(() => redis.admin.hset(`${prefix}k`, "field", "value"))
+      const before = [yield* errorsOf("invalid_entry"), yield* errorsOf("reply_error")] as const
+      const read = yield* Effect.provide(store.get("k"), Logger.replace(Logger.defaultLogger, logger))
+      expect(read).toEqual(Option.none())
+      expect([(yield* errorsOf("invalid_entry")) - before[0], (yield* errorsOf("reply_error")) - before[1]])
+        .toEqual([1, 0])
+      expect(logs).toEqual([])
+      yield* store.set("k", yield* accessFor(60_000))
+      expect(Option.map(yield* store.get("k"), (access) => access.serviceUid)).toEqual(Option.some("service-1"))
+    }))
+
+  it.scopedLive("a server that answers GETRANGE with another type (nil, integer, array) gives a miss, no defect", () =>
+    Effect.gen(function*() {
+      const results: Array<unknown> = []
+      for (const reply of ["$-1\r\n", ":5\r\n", "*-1\r\n", "*2\r\n$1\r\na\r\n$1\r\nb\r\n", "+OK\r\n"]) {
+        const port = yield* answeringEveryCommand(reply)
+        const store = yield* RedisRuntimeAccessStore.make({
+          url: `redis://127.0.0.1:${port}`,
+          encryptionKeys: [keyA],
+          operationTimeout: Duration.seconds(2)
+        })
+        results.push(yield* Effect.exit(store.get("k")))
+      }
+      expect(results).toEqual(Array.from({ length: 5 }, () => Exit.succeed(Option.none())))
     }))
 
   it.scopedLive("the Redis client's own errors (wrong password) hold no password", () =>

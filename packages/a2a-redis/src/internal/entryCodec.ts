@@ -82,18 +82,21 @@ const textEncoder = new TextEncoder()
 const textDecoder = new TextDecoder()
 const associatedData = (redisKey: string) => textEncoder.encode(`@mainsequence/a2a-redis/1 ${redisKey}`)
 
-const importKey = (entry: EntryKey): Effect.Effect<CryptoKey, KeyProblem> => {
+// A key is named by its place in the list, never by its id: an id and a key given the wrong way round would
+// put the key in the message.
+const importKey = (entry: EntryKey, index: number): Effect.Effect<CryptoKey, KeyProblem> => {
+  const named = `encryption key ${index + 1}`
   if (!keyIdPattern.test(entry.id)) {
-    return Effect.fail(`the key id "${entry.id}" is not 1-64 letters, digits, "_" or "-"`)
+    return Effect.fail(`the id of ${named} is not 1-64 letters, digits, "_" or "-"`)
   }
   const bytes = Encoding.decodeBase64(Redacted.value(entry.key).trim())
   if (Either.isLeft(bytes) || bytes.right.length !== 32) {
-    return Effect.fail(`the key "${entry.id}" is not 32 bytes in base64 (e.g. \`openssl rand -base64 32\`)`)
+    return Effect.fail(`${named} is not 32 bytes in base64 (e.g. \`openssl rand -base64 32\`)`)
   }
   return Effect.tryPromise({
     try: () =>
       globalThis.crypto.subtle.importKey("raw", Uint8Array.from(bytes.right), "AES-GCM", false, ["encrypt", "decrypt"]),
-    catch: () => `the key "${entry.id}" was refused by WebCrypto`
+    catch: () => `${named} was refused by WebCrypto`
   })
 }
 
@@ -105,9 +108,11 @@ export const encrypted = (
     const ids = new Set(keys.map((k) => k.id))
     if (ids.size !== keys.length) return yield* Effect.fail("two encryption keys have the same id")
     const writerId = keys[0].id
-    const writer = yield* importKey(keys[0])
+    const writer = yield* importKey(keys[0], 0)
     const imported = new Map<string, CryptoKey>([[writerId, writer]])
-    for (const key of keys.slice(1)) imported.set(key.id, yield* importKey(key))
+    for (const [index, key] of keys.entries()) {
+      if (index > 0) imported.set(key.id, yield* importKey(key, index))
+    }
     return {
       encode: (redisKey, access) =>
         Effect.option(Effect.tryPromise(async () => {
