@@ -15,6 +15,7 @@ import * as Context from "effect/Context"
 import * as DateTime from "effect/DateTime"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import { constVoid } from "effect/Function"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import type * as Redacted from "effect/Redacted"
@@ -23,6 +24,7 @@ import type { A2ATimeoutError, AdmissionError } from "./A2AError.js"
 import { BearerToken } from "./internal/bearerToken.js"
 import { parseBoundedJson } from "./internal/boundedJson.js"
 import { rpcUrlProblem } from "./internal/httpUrl.js"
+import { withinStoreShare } from "./internal/storeShare.js"
 import type * as RuntimeAccess from "./RuntimeAccess.js"
 
 /**
@@ -121,12 +123,21 @@ export const fromAdmitted = (admitted: RuntimeAccess.Admitted): Effect.Effect<Ca
 
 /**
  * A cache over a store: expiry is checked on every read (per `Clock`), and an entry read after it expired is
- * removed from the store.
+ * removed from the store. During a call, each store operation may take at most a tenth of the time the call
+ * has left: past it, a read is a miss and a write or removal is skipped, so a store that stalls never fails
+ * a call (SPEC §6).
  *
  * @since 0.1.0
  * @category constructors
  */
-export const make = (store: RuntimeAccessStore): Effect.Effect<Service> => Effect.sync(() => cacheOver(store))
+export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
+  Effect.sync(() =>
+    cacheOver({
+      get: (key) => withinStoreShare(store.get(key), Option.none),
+      set: (key, access) => withinStoreShare(store.set(key, access), constVoid),
+      remove: (key) => withinStoreShare(store.remove(key), constVoid)
+    })
+  )
 
 const cacheOver = (store: RuntimeAccessStore): Service =>
   RuntimeAccessCache.of({
@@ -150,6 +161,9 @@ const cacheOver = (store: RuntimeAccessStore): Service =>
       ),
     invalidate: (key) => store.remove(key)
   })
+
+// The memory store answers at once: nothing to bound.
+const memoryCache = (store: Effect.Effect<RuntimeAccessStore>): Effect.Effect<Service> => Effect.map(store, cacheOver)
 
 /**
  * @since 0.2.0
@@ -356,7 +370,7 @@ export const makeKeyValueStore = (
  */
 export const layerMemory: Layer.Layer<RuntimeAccessCache> = Layer.effect(
   RuntimeAccessCache,
-  Effect.flatMap(makeMemoryStore, make)
+  memoryCache(makeMemoryStore)
 )
 
 /**
@@ -372,7 +386,7 @@ export const layerMemory: Layer.Layer<RuntimeAccessCache> = Layer.effect(
  * @category layers
  */
 export const layerMemoryWith = (options: MemoryStoreOptions): Layer.Layer<RuntimeAccessCache> =>
-  Layer.effect(RuntimeAccessCache, Effect.flatMap(makeMemoryStoreWith(options), make))
+  Layer.effect(RuntimeAccessCache, memoryCache(makeMemoryStoreWith(options)))
 
 /**
  * The cache over the `KeyValueStore` in context ({@link makeKeyValueStore}).

@@ -43,6 +43,7 @@ import {
 } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { deadlinePassed } from "./deadlines.js"
+import { storeDeadline } from "./storeShare.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 
@@ -184,11 +185,21 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
     )
   })
 
+/** A store operation of the resolution, held to the share of each waiting call: of the one due first. */
+const forWaiters = <A>(resolution: Resolution, operation: Effect.Effect<A>): Effect.Effect<A> =>
+  Effect.suspend(() =>
+    Effect.locally(
+      operation,
+      storeDeadline,
+      Math.min(...Array.from(resolution.waiters, ({ call }) => call.deadlineMillis))
+    )
+  )
+
 /** The resolution itself: the cache once more (unless `fresh`), then resolve and wait until admitted. */
 const run = (session: SessionState, resolution: Resolution, call: CallContext, fresh: boolean) =>
   Effect.gen(function*() {
     if (!fresh) {
-      const cached = yield* usableCachedAccess(call)
+      const cached = yield* forWaiters(resolution, usableCachedAccess(call))
       if (Option.isSome(cached)) return cached
     }
     const admitted = yield* admit(session, resolution, call)
@@ -199,7 +210,7 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     if (notice !== undefined) resolution.admittedNotice = { state, notice }
     // The backend handed this token out again after the runtime rejected it: its word is newer.
     noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
-    yield* call.cache.set(call.key, access)
+    yield* forWaiters(resolution, call.cache.set(call.key, access))
     return Option.some(access)
   })
 
