@@ -647,7 +647,7 @@ export type SessionScenario = typeof SessionScenario.Type
 export type SessionScenarioInput = typeof SessionScenario.Encoded
 
 /**
- * The scenario could not be decoded.
+ * The scenario could not be decoded, or the platform's options (`SimulatedPlatform.Options`) are invalid.
  *
  * @since 0.1.0
  * @category errors

@@ -29,6 +29,7 @@ import * as Clock from "effect/Clock"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
+import * as ParseResult from "effect/ParseResult"
 import * as Random from "effect/Random"
 import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
@@ -293,6 +294,35 @@ export class SimulatedPlatform extends Context.Tag("@mainsequence/a2a-testing/Si
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b)
 
+const isHttpUrl = (text: string): boolean => URL.canParse(text) && ["http:", "https:"].includes(new URL(text).protocol)
+
+// Checked as the scenarios are: a misspelt option would leave its default in silence.
+const OptionsFields = Schema.Struct(
+  {
+    baseUrl: Schema.optional(Schema.String.pipe(Schema.filter(isHttpUrl, { message: () => "an http(s) URL" }))),
+    userAccessTokens: Schema.optional(Schema.Array(Schema.RedactedFromSelf(Schema.String))),
+    refreshTokens: Schema.optional(Schema.Array(Schema.RedactedFromSelf(Schema.String))),
+    userTokensExpired: Schema.optional(Schema.Boolean),
+    rotateRefreshTokens: Schema.optional(Schema.Boolean),
+    messageLimitSeconds: Schema.optional(Schema.Number.pipe(Schema.finite(), Schema.positive())),
+    sessions: Schema.optional(Schema.Array(Schema.Unknown))
+  } satisfies Record<keyof Options, Schema.Struct.Field>
+)
+
+const checkOptions = (options: Options): Effect.Effect<void, SessionScenario.InvalidScenarioError> =>
+  Schema.decodeUnknown(OptionsFields, { onExcessProperty: "error" })(options).pipe(
+    Effect.mapError((error) =>
+      new SessionScenario.InvalidScenarioError({
+        issue: ParseResult.ArrayFormatter.formatErrorSync(error)
+          // an optional value may be undefined: that alternative tells nothing
+          .filter(({ message }) => !message.startsWith("Expected undefined"))
+          .map(({ message, path }) => `the platform's option ${path.map(String).join(".")}: ${message}`)
+          .join("; ")
+      })
+    ),
+    Effect.asVoid
+  )
+
 /**
  * Creates a simulated platform.
  *
@@ -301,6 +331,7 @@ const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON
  */
 export const make = (options: Options = {}): Effect.Effect<Service, SessionScenario.InvalidScenarioError> =>
   Effect.gen(function*() {
+    yield* checkOptions(options)
     const baseUrl = (options.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "")
     const origin = new URL(baseUrl).origin
     const basePath = new URL(baseUrl).pathname.replace(/\/+$/, "")
@@ -330,7 +361,13 @@ export const make = (options: Options = {}): Effect.Effect<Service, SessionScena
 
     const startedAt = yield* Clock.currentTimeMillis
     for (const input of options.sessions ?? []) {
-      state.putSession(yield* decodeScenario(input), startedAt)
+      const scenario = yield* decodeScenario(input)
+      if (state.sessions.has(scenario.sessionUid)) {
+        return yield* new SessionScenario.InvalidScenarioError({
+          issue: `two sessions have the uid ${scenario.sessionUid}; give each session once`
+        })
+      }
+      state.putSession(scenario, startedAt)
     }
 
     const platform: Platform = { state, baseUrl, origin, basePath, messageLimitSeconds, rotateRefreshTokens }

@@ -11,6 +11,32 @@ import { SimulatedPlatform } from "../src/index.js"
 
 const src = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "src")
 
+describe("SimulatedPlatform.make", () => {
+  it.effect("platform options are checked as scenarios are: a misspelt, invalid or repeated one is refused", () =>
+    Effect.gen(function*() {
+      const issues: Array<string> = []
+      const platforms: ReadonlyArray<SimulatedPlatform.Options> = [
+        // @ts-expect-error a misspelt option, as JavaScript or parsed JSON could give it
+        { messageLimitSecond: 5 },
+        ...[0, -1, Number.NaN, Number.POSITIVE_INFINITY].map((messageLimitSeconds) => ({ messageLimitSeconds })),
+        { baseUrl: "platform.example" },
+        { sessions: [SimulatedA2AClient.session({}), SimulatedA2AClient.session({ agent: { workMs: 5 } })] }
+      ]
+      for (const platform of platforms) {
+        issues.push((yield* Effect.flip(SimulatedPlatform.make(platform))).issue)
+      }
+      expect(issues).toEqual([
+        expect.stringMatching(/^the platform's option messageLimitSecond: is unexpected, expected: "baseUrl"/),
+        "the platform's option messageLimitSeconds: Expected a positive number, actual 0",
+        "the platform's option messageLimitSeconds: Expected a positive number, actual -1",
+        "the platform's option messageLimitSeconds: Expected a finite number, actual NaN",
+        "the platform's option messageLimitSeconds: Expected a finite number, actual Infinity",
+        "the platform's option baseUrl: an http(s) URL",
+        `two sessions have the uid ${SimulatedA2AClient.sessionUid}; give each session once`
+      ])
+    }))
+})
+
 describe("SimulatedA2AClient (./client)", () => {
   it.effect("the SDK client on a simulated platform with the default uids, in one call", () =>
     Effect.gen(function*() {
