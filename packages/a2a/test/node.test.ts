@@ -9,6 +9,7 @@ import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Redacted from "effect/Redacted"
 import * as Fs from "node:fs"
 import type * as Http from "node:http"
+import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import * as A2AClient from "../src/A2AClient.js"
@@ -138,6 +139,28 @@ describe("node layer over real HTTP (reference platform, real clock)", () => {
       expect(error.message).not.toContain(Redacted.value(demoUserAccessToken))
       expect(error.message).toContain("resolve-runtime-access")
       expect(error.message).toContain("(Transport ECONNREFUSED at 127.0.0.1:9)")
+    }))
+
+  it.scopedLive("a server that answers no HTTP is an A2ATransportError that says so", () =>
+    Effect.gen(function*() {
+      const port = yield* Effect.acquireRelease(
+        Effect.async<Net.Server>((resume) => {
+          const server = Net.createServer((socket) => {
+            socket.on("error", () => {})
+            socket.once("data", () => socket.end("SSH-2.0-OpenSSH_9.6\r\n\r\n"))
+          })
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))
+        }),
+        (server) => Effect.sync(() => server.close())
+      ).pipe(Effect.map((server) => (server.address() as Net.AddressInfo).port))
+      const a2a = yield* clientOf(
+        Node.layer({ backendUrl: `http://127.0.0.1:${port}`, accessToken: demoUserAccessToken })
+      )
+      const error = yield* Effect.flip(a2a.sendA2AMessage(demoSessionUids.ready, { message: "x", timeout: [2, 2] }))
+      expect(error).toMatchObject({ _tag: "A2ATransportError", step: "resolve-runtime-access" })
+      expect(error.message).toContain(
+        "(Transport the answer is not valid HTTP/1.1: Response does not match the HTTP/1.1 protocol"
+      )
     }))
 
   it.scopedLive("through a proxy that refuses connections, the error names the proxy's address, not its password", () =>

@@ -123,6 +123,13 @@ const failedAt = (cause: unknown): string | undefined => {
   return places.length === 0 ? undefined : `at ${Array.from(new Set(places)).join(", ")}`
 }
 
+// undici's parser names what broke the protocol (a fixed text of llhttp's, never the server's bytes).
+const notHttp = (cause: unknown): string | undefined =>
+  Predicate.hasProperty(cause, "name") && cause.name === "HTTPParserError" &&
+    Predicate.hasProperty(cause, "message") && Predicate.isString(cause.message)
+    ? `the answer is not valid HTTP/1.1: ${platformText(cause.message, identity, maxDetailLength)}`
+    : undefined
+
 /**
  * Whether an exchange failed because its server could not be reached: its address refused, unknown or
  * unroutable, or no connection within the connect limit.
@@ -155,7 +162,9 @@ const transportError = (
         url: request.url,
         step,
         messageMayHaveBeenSent: call.sent,
-        cause: scrub([error.reason, code, failedAt(error.cause)].filter(Predicate.isString).join(" ")),
+        cause: scrub(
+          [error.reason, code, notHttp(error.cause), failedAt(error.cause)].filter(Predicate.isString).join(" ")
+        ),
         ...(code === undefined ? {} : { code }),
         ...(error.cause instanceof ProxyRefused ? { proxy: error.cause.proxy, proxyStatus: error.cause.status } : {})
       })
