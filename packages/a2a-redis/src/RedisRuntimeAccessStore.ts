@@ -136,6 +136,8 @@ export const storeErrors: Metric.Metric.Counter<number> = Metric.counter("a2a.cl
 /** The Redis reply codes reported by name; any other reply error is `reply_error`. */
 const replyCodes = new Set(["NOAUTH", "WRONGPASS", "READONLY", "OOM", "LOADING", "MISCONF", "NOPERM", "BUSY"])
 
+const invalidEntryType = "invalid_entry"
+
 const replyErrorType = (error: unknown): string | undefined => {
   if (!(error instanceof Error) || error.name !== "ReplyError") return undefined
   const code = error.message.split(" ", 1)[0] ?? ""
@@ -143,8 +145,6 @@ const replyErrorType = (error: unknown): string | undefined => {
   if (code === "WRONGTYPE") return invalidEntryType
   return replyCodes.has(code) ? code.toLowerCase() : "reply_error"
 }
-
-const invalidEntryType = "invalid_entry"
 
 // `connectionError`: the last error of the connection the store opened (a refused password, say).
 const errorTypeOf = (failure: Cause.UnknownException | Cause.TimeoutException, connectionError: unknown): string => {
