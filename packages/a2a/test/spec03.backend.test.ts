@@ -309,6 +309,7 @@ describe("rules: one refresh of the user's token on a backend 401 (SPEC §8)", (
       { status: 401, body: { detail: "refresh refused" } },
       "the backend refused the refresh token (401): refresh refused"
     ],
+    ["its own 401 with an empty body", { status: 401, text: "" }, "the backend refused the refresh token (401)"],
     [
       "a 400 echoing the refresh token",
       { status: 400, body: { detail: "refresh-1 is expired" } },

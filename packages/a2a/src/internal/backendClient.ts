@@ -4,6 +4,7 @@
  */
 import type * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
@@ -126,9 +127,13 @@ export const backendError = (answer: HttpAnswer, scrub: (text: string) => string
   })
 }
 
-const refreshed = "refreshed" as const
-const noRefreshToken = "no refresh token" as const
-const refusedWith = (reason: string) => ({ reason })
+/** How the one refresh of the user's access token went. */
+type Refresh = Data.TaggedEnum<{
+  Refreshed: {}
+  NoRefreshToken: {}
+  Refused: { readonly reason: string }
+}>
+const { NoRefreshToken, Refreshed, Refused } = Data.taggedEnum<Refresh>()
 
 // Why the refresh endpoint refused the refresh token, `scrub`bed: its status and detail.
 const refusalText = (answer: HttpAnswer, scrub: (text: string) => string): string => {
@@ -182,9 +187,9 @@ export const make = (
     // refresh: a rotated refresh token is single-use.
     const refreshAccess = (call: Call, step: A2AStep, refused: Redacted.Redacted<string>) =>
       Effect.gen(function*() {
-        if ((yield* Ref.get(accessToken)) !== refused) return refreshed
+        if ((yield* Ref.get(accessToken)) !== refused) return Refreshed()
         const refresh = yield* Ref.get(refreshToken)
-        if (Option.isNone(refresh)) return noRefreshToken
+        if (Option.isNone(refresh)) return NoRefreshToken()
         const request = HttpClientRequest.post(url("/auth/jwt-token/token/refresh/")).pipe(
           HttpClientRequest.acceptJson,
           HttpClientRequest.bodyText(JSON.stringify({ refresh: Redacted.value(refresh.value) }), "application/json")
@@ -193,10 +198,10 @@ export const make = (
         if (answer.status >= 500 || answer.status === 429) {
           return yield* Effect.fail(backendError(answer, secrets.scrub))
         }
-        if (!isSuccessStatus(answer.status)) return refusedWith(refusalText(answer, secrets.scrub))
+        if (!isSuccessStatus(answer.status)) return Refused({ reason: refusalText(answer, secrets.scrub) })
         const decoded = Schema.decodeUnknownOption(RefreshAnswer)(jsonOf(answer).pipe(Option.getOrUndefined))
         if (Option.isNone(decoded)) {
-          return refusedWith(`the answer (${answer.status}) holds no access token a request header can carry`)
+          return Refused({ reason: `the answer (${answer.status}) holds no access token a request header can carry` })
         }
         secrets.add("user", decoded.value.access)
         yield* Ref.set(accessToken, decoded.value.access)
@@ -206,7 +211,7 @@ export const make = (
           yield* Ref.set(refreshToken, Option.some(rotated))
         }
         yield* Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "backend" })
-        return refreshed
+        return Refreshed()
       }).pipe(
         refreshLock.withPermits(1),
         Effect.withSpan("a2a.client.refresh_access_token", {
@@ -219,17 +224,22 @@ export const make = (
       Effect.gen(function*() {
         const first = yield* send(call, step, method, path)
         if (first.answer.status !== 401) return first.answer
-        const refresh = yield* refreshAccess(call, step, first.token)
-        if (refresh === refreshed) return (yield* send(call, step, method, path)).answer
-        if (refresh === noRefreshToken) return first.answer
         const answer = first.answer
-        return yield* new NotLoggedInError({
-          method: answer.method,
-          url: answer.url,
-          status: answer.status,
-          detail: backendErrorDetail(answer, secrets.scrub),
-          refreshFailure: refresh.reason
-        })
+        const refresh = yield* refreshAccess(call, step, first.token)
+        switch (refresh._tag) {
+          case "Refreshed":
+            return (yield* send(call, step, method, path)).answer
+          case "NoRefreshToken":
+            return answer
+          case "Refused":
+            return yield* new NotLoggedInError({
+              method: answer.method,
+              url: answer.url,
+              status: answer.status,
+              detail: backendErrorDetail(answer, secrets.scrub),
+              refreshFailure: refresh.reason
+            })
+        }
       })
 
     const request = (call: Call, step: A2AStep, method: "GET" | "POST", path: string) =>

@@ -9,7 +9,7 @@ import * as FiberRef from "effect/FiberRef"
 import { identity, type LazyArg } from "effect/Function"
 
 /**
- * The clock millis the current store operation must leave time before; none outside a call.
+ * The clock millis the current store operation must leave time before; none outside a call (an endless share).
  *
  * @internal
  */
@@ -25,18 +25,12 @@ export const storeShareDivisor = 10
  * @internal
  */
 export const withinStoreShare = <A>(operation: Effect.Effect<A>, onStall: LazyArg<A>): Effect.Effect<A> =>
-  Effect.flatMap(
-    FiberRef.get(storeDeadline),
-    (deadlineMillis) =>
-      deadlineMillis === Number.POSITIVE_INFINITY ?
-        operation :
-        Effect.clockWith((clock) =>
-          Effect.timeoutTo(Effect.disconnect(operation), {
-            duration: Duration.millis(
-              Math.max(0, deadlineMillis - clock.unsafeCurrentTimeMillis()) / storeShareDivisor
-            ),
-            onTimeout: onStall,
-            onSuccess: identity
-          })
-        )
-  )
+  Effect.flatMap(FiberRef.get(storeDeadline), (deadlineMillis) =>
+    Effect.clockWith((clock) => {
+      const left = Math.max(0, deadlineMillis - clock.unsafeCurrentTimeMillis())
+      return Effect.timeoutTo(Effect.disconnect(operation), {
+        duration: Duration.millis(left / storeShareDivisor),
+        onTimeout: onStall,
+        onSuccess: identity
+      })
+    }))
