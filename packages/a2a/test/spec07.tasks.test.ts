@@ -24,9 +24,10 @@ import {
   simulatedWith
 } from "./fixtures.js"
 
-// SPEC §7: wait = get repeatedly, 1 s apart and then 1.5 times longer each time (at most 30 s, at most what
-// is left of the budget), until a terminal or interrupted state, or the budget ends: then a timeout error
-// that carries the last Task seen and says nothing was sent.
+// SPEC §7: wait = get repeatedly, 1 s apart and then 1.5 times longer each time (at most 30 s; a get that
+// would come later than 1 s before the deadline comes then, if that is at least 1 s away), until a terminal or
+// interrupted state, or the budget ends: then a timeout error that carries the last Task seen and says nothing
+// was sent.
 
 const queuelessTaskAgent = (agent: Record<string, unknown>) =>
   simulated({ sessions: [session({ agent: { taskSupport: true, task: { queuedMs: 0 }, ...agent } })] })
@@ -51,8 +52,10 @@ describe("rules: waitForA2ATask's intervals (SPEC §7)", () => {
       const { gets } = yield* waitFor(200, "10 minutes")
       const gaps = gets.slice(1).map((t, i) => Math.round(t - (gets[i] ?? 0)))
       expect(gaps.slice(0, 9)).toEqual([1000, 1500, 2250, 3375, 5063, 7594, 11391, 17086, 25629])
-      expect(gaps.slice(9)).toEqual(gaps.slice(9).map(() => 30_000))
+      expect(gaps.slice(9, -1)).toEqual(gaps.slice(9, -1).map(() => 30_000))
       expect(gaps.length).toBeGreaterThan(10)
+      // the last wait is shortened to end 1 s before the 200 s budget
+      expect(gets.at(-1)).toBe(199_000)
     }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 3_600_000 }))))
 
   it.effect("the last wait is cut to the budget's end; no get at the deadline; the timeout carries the last Task", () =>
@@ -75,6 +78,15 @@ describe("rules: waitForA2ATask's intervals (SPEC §7)", () => {
       })
       expect(outcome.millis).toBe(4000)
     }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 600_000 }))))
+
+  it.effect("a get that would come after the budget comes 1 s before its end: a Task done meanwhile is seen", () =>
+    Effect.gen(function*() {
+      const { gets, outcome } = yield* waitFor(60, "2 minutes")
+      // the ninth wait (25.6 s, from 49.3 s) would end past the 60 s budget: the last get is at 59 s
+      expect(gets).toEqual([0, 1000, 2500, 4750, 8125, 13187.5, 20781.25, 32171.875, 49257.8125, 59000])
+      expect(outcome.value?.status.state).toBe("TASK_STATE_COMPLETED")
+      expect(outcome.millis).toBe(59_000)
+    }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 55_000 }))))
 
   it.effect("each wait is reported before it (TaskProgress): the state the get saw and the interval", () =>
     Effect.gen(function*() {

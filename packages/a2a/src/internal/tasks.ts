@@ -2,6 +2,7 @@
  * The Task helpers (SPEC §7): get, cancel and wait, each one call with its own budget and the same access
  * rules as a send (cache, admission and transient wait, one refresh on 401/403).
  */
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Schedule from "effect/Schedule"
@@ -22,24 +23,43 @@ import { refreshOnce } from "./refreshOnce.js"
 import { rejected, runtimeExchange, runtimeRequest } from "./sendToRuntime.js"
 import * as Telemetry from "./telemetry.js"
 
+const firstInterval = Duration.seconds(1)
+const lastCheckBeforeDeadline = Duration.seconds(1)
+
 /**
- * `waitForA2ATask`'s intervals: 1 s, then 1.5 times longer each time, at most 30 s; it goes on while the
- * Task is neither terminal nor interrupted, and reports each wait before it (`TaskProgress`).
+ * The wait before the next get: `interval`, unless the get would come after `lastCheckBeforeDeadline` before the
+ * deadline; then the get comes at that moment, if that is at least `firstInterval` away (a Task that ends
+ * meanwhile is seen, not missed by a wait the budget cuts).
+ */
+const fittedInterval = (interval: Duration.Duration, leftMillis: number): Duration.Duration => {
+  const latest = Duration.millis(leftMillis - Duration.toMillis(lastCheckBeforeDeadline))
+  return Duration.greaterThan(interval, latest) && Duration.greaterThanOrEqualTo(latest, firstInterval)
+    ? latest
+    : interval
+}
+
+/**
+ * `waitForA2ATask`'s intervals: 1 s, then 1.5 times longer each time, at most 30 s, the last one fitted to the
+ * call's deadline; it goes on while the Task is neither terminal nor interrupted, and reports each wait before
+ * it (`TaskProgress`).
  */
 const waitSchedule = (
-  agentSessionUid: string,
+  call: CallContext,
   taskId: string
 ): Schedule.Schedule<A2AProtocol.Task, A2AProtocol.Task> =>
-  Schedule.exponential(Duration.seconds(1), 1.5).pipe(
+  Schedule.exponential(firstInterval, 1.5).pipe(
     Schedule.union(Schedule.spaced(Duration.seconds(30))),
     Schedule.whileInput((task: A2AProtocol.Task) => !(A2AProtocol.isTerminal(task) || A2AProtocol.isInterrupted(task))),
+    Schedule.modifyDelayEffect((_, interval) =>
+      Effect.map(Clock.currentTimeMillis, (now) => fittedInterval(interval, call.deadlineMillis - now))
+    ),
     Schedule.delays,
     Schedule.intersect(Schedule.identity<A2AProtocol.Task>()),
     Schedule.onDecision(([delay, task], decision) =>
       ScheduleDecision.isContinue(decision)
         ? A2AProgress.report({
           _tag: "TaskProgress",
-          agentSessionUid,
+          agentSessionUid: call.agentSessionUid,
           taskId,
           state: task.status.state,
           retryAfterMs: Duration.toMillis(delay)
@@ -113,5 +133,5 @@ export const waitForTask = (env: ClientEnv, agentSessionUid: string, taskId: str
   taskCall(env, agentSessionUid, taskId, options, (call, id) =>
     Effect.repeat(
       requestTask(call, id, "wait-task", false).pipe(Telemetry.observeCall("GetTask", spanAttributes(call))),
-      waitSchedule(call.agentSessionUid, id)
+      waitSchedule(call, id)
     )).pipe(Telemetry.observeCall("WaitForTask"))
