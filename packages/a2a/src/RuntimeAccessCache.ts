@@ -79,16 +79,20 @@ export const fallbackTtlMillis = 60_000
 export type ResolveError = AdmissionError | A2ATimeoutError
 
 /**
+ * The cache a client reads and writes. Each operation may be given the deadline (clock millis) of the call it
+ * serves: a cache over a store that can be slow answers well before it (see {@link make}); none means no call
+ * waits.
+ *
  * @since 0.1.0
  * @category models
  */
 export interface Service {
   /** A still valid entry (per `Clock`), if any. */
-  readonly get: (key: string) => Effect.Effect<Option.Option<CachedRuntimeAccess>>
+  readonly get: (key: string, deadlineMillis?: number) => Effect.Effect<Option.Option<CachedRuntimeAccess>>
   /** Keeps an admitted access (not one already expired). */
-  readonly set: (key: string, access: CachedRuntimeAccess) => Effect.Effect<void>
+  readonly set: (key: string, access: CachedRuntimeAccess, deadlineMillis?: number) => Effect.Effect<void>
   /** Drops the entry (after a runtime 401/403). */
-  readonly invalidate: (key: string) => Effect.Effect<void>
+  readonly invalidate: (key: string, deadlineMillis?: number) => Effect.Effect<void>
 }
 
 /**
@@ -123,26 +127,28 @@ export const fromAdmitted = (admitted: RuntimeAccess.Admitted): Effect.Effect<Ca
 
 /**
  * A cache over a store: expiry is checked on every read (per `Clock`), and an entry read after it expired is
- * removed from the store. During a call, each store operation may take at most a tenth of the time the call
- * has left: past it, a read is a miss and a write or removal is skipped, so a store that stalls never fails
- * a call (SPEC §6).
+ * removed from the store. Given a call's deadline, each store operation may take at most a tenth of the time
+ * the call has left: past it, a read is a miss and a write or removal is skipped, so a store that stalls never
+ * fails a call (SPEC §6).
  *
  * @since 0.1.0
  * @category constructors
  */
 export const make = (store: RuntimeAccessStore): Effect.Effect<Service> =>
   Effect.sync(() =>
-    cacheOver({
-      get: (key) => withinStoreShare(store.get(key), Option.none),
-      set: (key, access) => withinStoreShare(store.set(key, access), constVoid),
-      remove: (key) => withinStoreShare(store.remove(key), constVoid)
-    })
+    cacheOver((deadlineMillis = Number.POSITIVE_INFINITY) => ({
+      get: (key) => withinStoreShare(deadlineMillis, store.get(key), Option.none),
+      set: (key, access) => withinStoreShare(deadlineMillis, store.set(key, access), constVoid),
+      remove: (key) => withinStoreShare(deadlineMillis, store.remove(key), constVoid)
+    }))
   )
 
-const cacheOver = (store: RuntimeAccessStore): Service =>
+// `storeFor`: the store as one call sees it, given the call's deadline.
+const cacheOver = (storeFor: (deadlineMillis: number | undefined) => RuntimeAccessStore): Service =>
   RuntimeAccessCache.of({
-    get: (key) =>
-      Effect.flatMap(
+    get: (key, deadlineMillis) => {
+      const store = storeFor(deadlineMillis)
+      return Effect.flatMap(
         store.get(key),
         Option.match({
           onNone: () => Effect.succeedNone,
@@ -153,17 +159,19 @@ const cacheOver = (store: RuntimeAccessStore): Service =>
                 now < access.validUntilMillis ? Effect.succeedSome(access) : Effect.as(store.remove(key), Option.none())
             )
         })
-      ),
-    set: (key, access) =>
+      )
+    },
+    set: (key, access, deadlineMillis) =>
       Effect.flatMap(
         Clock.currentTimeMillis,
-        (now) => now < access.validUntilMillis ? store.set(key, access) : Effect.void
+        (now) => now < access.validUntilMillis ? storeFor(deadlineMillis).set(key, access) : Effect.void
       ),
-    invalidate: (key) => store.remove(key)
+    invalidate: (key, deadlineMillis) => storeFor(deadlineMillis).remove(key)
   })
 
 // The memory store answers at once: nothing to bound.
-const memoryCache = (store: Effect.Effect<RuntimeAccessStore>): Effect.Effect<Service> => Effect.map(store, cacheOver)
+const memoryCache = (store: Effect.Effect<RuntimeAccessStore>): Effect.Effect<Service> =>
+  Effect.map(store, (memory) => cacheOver(() => memory))
 
 /**
  * @since 0.2.0

@@ -10,7 +10,6 @@ import type { A2AError } from "../A2AError.js"
 import { type Call, callAt, type CallOptions, type CallTimeout, stamp } from "./callContext.js"
 import { type CallContext, callContext, type ClientEnv } from "./clientEnv.js"
 import { withinDeadlines } from "./deadlines.js"
-import { storeDeadline } from "./storeShare.js"
 
 /**
  * `effect` within the call's total budget, its errors stamped with the call's ids.
@@ -38,7 +37,7 @@ export const withinCallBudget = <A, E extends A2AError, R>(
     (session) =>
       Effect.flatMap(Clock.currentTimeMillis, (now) => {
         const call = callContext(env, callAt(options, session, now))
-        return withinBudget(call, Effect.locally(use(call), storeDeadline, call.deadlineMillis))
+        return withinBudget(call, use(call))
       }),
     (session) => Effect.sync(() => env.sessions.release(options.agentSessionUid, session))
   )

@@ -20,7 +20,7 @@ export const obtainAccess = (
 ): Effect.Effect<RuntimeAccessCache.CachedRuntimeAccess, RuntimeAccessCache.ResolveError> =>
   fresh
     ? awaitResolution(ctx, true)
-    : Effect.flatMap(ctx.cache.get(ctx.key), (cached) => {
+    : Effect.flatMap(ctx.cache.get(ctx.key, ctx.deadlineMillis), (cached) => {
       if (Option.isNone(cached) || wasRejected(ctx.session, cached.value)) {
         return Effect.zipRight(
           Telemetry.count(Telemetry.cacheLookups, { "a2a.client.cache.result": "miss" }),

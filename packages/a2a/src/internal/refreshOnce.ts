@@ -37,10 +37,10 @@ export interface Attempts<A, E> {
 /** Drops the cached access if it still holds `access`'s token (another call may have replaced it). */
 const forget = (ctx: CallContext, access: Access) =>
   Effect.flatMap(
-    ctx.cache.get(ctx.key),
+    ctx.cache.get(ctx.key, ctx.deadlineMillis),
     (current) =>
       Option.isNone(current) || sameToken(current.value.token, access.token)
-        ? ctx.cache.invalidate(ctx.key)
+        ? ctx.cache.invalidate(ctx.key, ctx.deadlineMillis)
         : Effect.void
   )
 
@@ -57,7 +57,7 @@ const replace = (ctx: CallContext, obtainAccess: Attempts<unknown, unknown>["obt
   Effect.gen(function*() {
     yield* drop(ctx, rejected)
     // Another call already replaced the rejected access: use its fresh one instead of resolving again.
-    const replaced = yield* usableCachedAccess(ctx)
+    const replaced = yield* usableCachedAccess(ctx, ctx.deadlineMillis)
     return Option.isSome(replaced) ? replaced.value : yield* obtainAccess(true)
   }).pipe(
     Effect.tap(() => Telemetry.count(Telemetry.credentialRefreshes, { "a2a.client.peer": "runtime" })),

@@ -43,7 +43,6 @@ import {
 } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { deadlinePassed } from "./deadlines.js"
-import { storeDeadline } from "./storeShare.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
 
@@ -67,12 +66,13 @@ export const wasRejected = (session: SessionState, access: Access): boolean =>
   session.rejectedTokens.some((token) => sameToken(token, access.token))
 
 /**
- * The session's cached access, unless the runtime already rejected its token.
+ * The session's cached access, unless the runtime already rejected its token; the store held to its share of
+ * the time left before `deadlineMillis`.
  *
  * @internal
  */
-export const usableCachedAccess = (ctx: CallContext): Effect.Effect<Option.Option<Access>> =>
-  Effect.map(ctx.cache.get(ctx.key), Option.filter((access) => !wasRejected(ctx.session, access)))
+export const usableCachedAccess = (ctx: CallContext, deadlineMillis: number): Effect.Effect<Option.Option<Access>> =>
+  Effect.map(ctx.cache.get(ctx.key, deadlineMillis), Option.filter((access) => !wasRejected(ctx.session, access)))
 
 /**
  * The resolution's own call state: the starter's ids, no deadline or phase limits (each waiting call holds it to
@@ -185,21 +185,15 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
     )
   })
 
-/** A store operation of the resolution, held to the share of each waiting call: of the one due first. */
-const forWaiters = <A>(resolution: Resolution, operation: Effect.Effect<A>): Effect.Effect<A> =>
-  Effect.suspend(() =>
-    Effect.locally(
-      operation,
-      storeDeadline,
-      Math.min(...Array.from(resolution.waiters, ({ call }) => call.deadlineMillis))
-    )
-  )
+/** The resolution's store operations are held to the share of each waiting call: of the one due first. */
+const firstDeadline = (resolution: Resolution): number =>
+  Math.min(...Array.from(resolution.waiters, ({ call }) => call.deadlineMillis))
 
 /** The resolution itself: the cache once more (unless `fresh`), then resolve and wait until admitted. */
 const run = (session: SessionState, resolution: Resolution, call: CallContext, fresh: boolean) =>
   Effect.gen(function*() {
     if (!fresh) {
-      const cached = yield* forWaiters(resolution, usableCachedAccess(call))
+      const cached = yield* usableCachedAccess(call, firstDeadline(resolution))
       if (Option.isSome(cached)) return cached
     }
     const admitted = yield* admit(session, resolution, call)
@@ -210,7 +204,7 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     if (notice !== undefined) resolution.admittedNotice = { state, notice }
     // The backend handed this token out again after the runtime rejected it: its word is newer.
     noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
-    yield* forWaiters(resolution, call.cache.set(call.key, access))
+    yield* call.cache.set(call.key, access, firstDeadline(resolution))
     return Option.some(access)
   })
 
