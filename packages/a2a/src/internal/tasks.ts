@@ -27,9 +27,9 @@ const firstInterval = Duration.seconds(1)
 const lastCheckBeforeDeadline = Duration.seconds(1)
 
 /**
- * The wait before the next get: `interval`, unless the get would come after `lastCheckBeforeDeadline` before the
- * deadline; then the get comes at that moment, if that is at least `firstInterval` away (a Task that ends
- * meanwhile is seen, not missed by a wait the budget cuts).
+ * The wait before the next get: `interval`, or, when that get would come later than `lastCheckBeforeDeadline`
+ * before the deadline, the wait that brings it to that moment (if at least `firstInterval`): a Task that ends
+ * late in the budget is seen, not lost in a wait the budget cuts.
  */
 const fittedInterval = (interval: Duration.Duration, leftMillis: number): Duration.Duration => {
   const latest = Duration.millis(leftMillis - Duration.toMillis(lastCheckBeforeDeadline))
