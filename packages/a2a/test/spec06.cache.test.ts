@@ -1,9 +1,12 @@
 // SPEC §6, the runtime-access cache on the simulated platform.
+import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
+import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -305,6 +308,138 @@ describe("RuntimeAccessCache.layerStore", () => {
         "2 minutes"
       )
       expect(result.value).toEqual([["m-100s", 1300], ["m-4s", 1300]])
+    }).pipe(Effect.provide(layer))
+  })
+
+  // Every operation answers after 50 ms; a read answers what the store held when it started.
+  const slowStore = (): RuntimeAccessCache.RuntimeAccessStore => {
+    const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+    return {
+      get: (key) => Effect.delay(Effect.succeed(Option.fromNullable(entries.get(key))), "50 millis"),
+      set: (key, access) => Effect.delay(Effect.sync(() => void entries.set(key, access)), "50 millis"),
+      remove: (key) => Effect.delay(Effect.sync(() => void entries.delete(key)), "50 millis")
+    }
+  }
+
+  it.effect("concurrent calls whose token was rejected share one fresh resolve over a slow shared store too", () => {
+    const layer = A2AClient.layer({
+      backendUrl: SimulatedPlatform.defaultBaseUrl,
+      accessToken: SimulatedPlatform.defaultUserAccessToken
+    }).pipe(
+      Layer.provideMerge(Layer.merge(layerTest({ sessions: [session()] }), RuntimeAccessCache.layerStore(slowStore())))
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "warm" }), "1 second")
+      yield* (yield* platform).rotateRuntimeToken(sessionUid)
+      // m-b reads the store after m-a's fresh resolve admitted, before its write landed
+      const later = Effect.delay(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-b" }), "60 millis")
+      const result = yield* runFor(
+        Effect.all([a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-a" }), later], {
+          concurrency: "unbounded"
+        }),
+        "1 second"
+      )
+      expect(result.error).toBeUndefined()
+      expect(yield* resolves).toHaveLength(2)
+      // m-b never sends the token m-a saw rejected
+      expect((yield* runtimeSends).map((s) => s.status)).toEqual([200, 401, 200, 200])
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a call whose token was rejected never takes fresh access whose runtime another call found unreachable", () => {
+    let resolved = 0
+    let warm = true
+    const answer = (request: HttpClientRequest.HttpClientRequest) => {
+      if (!request.url.startsWith("https://runtime.example/")) {
+        resolved += 1
+        return Effect.succeed(jsonResponse(request, 200, { ...readyAccessForTests, token: `t-${resolved}` }))
+      }
+      const token = request.headers.authorization
+      if (token === "Bearer t-2") {
+        return Effect.fail(
+          new HttpClientError.RequestError({
+            request,
+            reason: "Transport",
+            cause: Object.assign(new Error("ECONNREFUSED"), { code: "ECONNREFUSED" })
+          })
+        )
+      }
+      if (token === "Bearer t-1" && !warm) return Effect.succeed(jsonResponse(request, 401, {}))
+      return Effect.succeed(jsonResponse(request, 200, {
+        message: { role: "ROLE_AGENT", messageId: "a-1", contextId: sessionUid, parts: [{ text: "ok" }] }
+      }))
+    }
+    const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
+      .pipe(
+        Layer.provide(
+          Layer.merge(
+            Layer.succeed(HttpClient.HttpClient, HttpClient.make(answer)),
+            RuntimeAccessCache.layerStore(slowStore())
+          )
+        )
+      )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "warm" }), "1 second")
+      warm = false
+      // m-b refuses the rejected t-1 it read at 110 ms and resolves t-2, unreachable at 160 ms; m-a, refused at
+      // 50 ms, looks for fresh access from 200 ms on
+      const send = (messageId: string) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId }))
+      const result = yield* runFor(
+        Effect.all([send("m-a"), Effect.delay(send("m-b"), "60 millis")], { concurrency: "unbounded" }),
+        "1 second"
+      )
+      expect(result.value?.[0]).toMatchObject({ right: { role: "ROLE_AGENT" } })
+      expect(result.value?.[1]).toMatchObject({ left: { _tag: "A2ATransportError", messageId: "m-b" } })
+      expect(resolved).toBe(3)
+    }).pipe(Effect.provide(layer))
+  })
+
+  it.effect("a call refused with another process's token resolves afresh, never falling back to an older access", () => {
+    const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+    const shared: RuntimeAccessCache.RuntimeAccessStore = {
+      get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+      set: (key, access) => Effect.sync(() => void entries.set(key, access)),
+      remove: (key) => Effect.sync(() => void entries.delete(key))
+    }
+    let resolved = 0
+    let rotated = false
+    const answer = (request: HttpClientRequest.HttpClientRequest) => {
+      if (!request.url.startsWith("https://runtime.example/")) {
+        resolved += 1
+        return Effect.succeed(jsonResponse(request, 200, { ...readyAccessForTests, token: `t-${resolved}` }))
+      }
+      const token = request.headers.authorization
+      if (rotated && (token === "Bearer t-1" || token === "Bearer t-other")) {
+        return Effect.succeed(jsonResponse(request, 401, {}))
+      }
+      const ok = jsonResponse(request, 200, {
+        message: { role: "ROLE_AGENT", messageId: "a-1", contextId: sessionUid, parts: [{ text: "ok" }] }
+      })
+      return rotated ? Effect.succeed(ok) : Effect.delay(Effect.succeed(ok), "10 seconds")
+    }
+    const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
+      .pipe(
+        Layer.provide(
+          Layer.merge(
+            Layer.succeed(HttpClient.HttpClient, HttpClient.make(answer)),
+            RuntimeAccessCache.layerStore(shared)
+          )
+        )
+      )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      // m-long holds the session's state (admitted t-1) while another process stores t-other, then both rotate
+      const long = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "long", messageId: "m-long" }))
+      yield* TestClock.adjust("1 second")
+      for (const [key, access] of entries) entries.set(key, { ...access, token: Redacted.make("t-other") })
+      rotated = true
+      const refused = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-c" }), "1 second")
+      expect(refused.value).toMatchObject({ role: "ROLE_AGENT" })
+      expect(resolved).toBe(2)
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(long)
     }).pipe(Effect.provide(layer))
   })
 

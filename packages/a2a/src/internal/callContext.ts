@@ -77,10 +77,12 @@ export interface SessionState {
   resolution: Resolution | undefined
   /** Newest first, at most a few: tokens the runtime answered 401/403 for. */
   rejectedTokens: ReadonlyArray<Redacted.Redacted<string>>
+  /** The access the session's resolution admitted last, unless a call since found its runtime unreachable. */
+  admitted: RuntimeAccessCache.CachedRuntimeAccess | undefined
 }
 
 /** @internal */
-export const makeSessionState = (): SessionState => ({ resolution: undefined, rejectedTokens: [] })
+export const makeSessionState = (): SessionState => ({ resolution: undefined, rejectedTokens: [], admitted: undefined })
 
 /** @internal */
 export interface Call {
@@ -90,6 +92,8 @@ export interface Call {
   readonly budget: Timeout.Budget
   readonly deadlineMillis: number
   readonly session: SessionState
+  /** The session's `admitted` when the call's attempt began: anything admitted since is newer than its access. */
+  readonly admittedBefore: RuntimeAccessCache.CachedRuntimeAccess | undefined
   readonly step: A2AStep
   /** Whether the message may have been sent. */
   readonly sent: boolean
@@ -137,6 +141,7 @@ export const callAt = (options: CallOptions, session: SessionState, now: number)
   budget: options.budget,
   deadlineMillis: now + Duration.toMillis(options.budget.total),
   session,
+  admittedBefore: session.admitted,
   step: options.step,
   sent: false,
   waitingFor: Option.none(),
@@ -215,6 +220,24 @@ const lastTaskShown = (call: Call): unknown => Option.getOrUndefined(call.lastTa
 /** @internal */
 export const noteRejected = (session: SessionState, tokens: ReadonlyArray<Redacted.Redacted<string>>): void => {
   session.rejectedTokens = tokens
+}
+
+/**
+ * The call's next attempt to obtain access and send begins (`refreshOnce.ts`).
+ *
+ * @internal
+ */
+export const beginAttempt = (call: Call): Effect.Effect<void> =>
+  Effect.sync(() => {
+    ;(call as MutableCall).admittedBefore = call.session.admitted
+  })
+
+/** @internal */
+export const noteAdmitted = (
+  session: SessionState,
+  access: RuntimeAccessCache.CachedRuntimeAccess | undefined
+): void => {
+  session.admitted = access
 }
 
 /**

@@ -10,7 +10,7 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import { noteRejected, spanAttributes } from "./callContext.js"
+import { beginAttempt, noteAdmitted, noteRejected, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { serverUnreachable } from "./exchange.js"
 import type { RuntimeRejected } from "./sendToRuntime.js"
@@ -36,13 +36,17 @@ export interface Attempts<A, E> {
 
 /** Drops the cached access if it still holds `access`'s token (another call may have replaced it). */
 const forget = (ctx: CallContext, access: Access) =>
-  Effect.flatMap(
-    ctx.cache.get(ctx.key, ctx.deadlineMillis),
-    (current) =>
-      Option.isNone(current) || sameToken(current.value.token, access.token)
-        ? ctx.cache.invalidate(ctx.key, ctx.deadlineMillis)
-        : Effect.void
-  )
+  Effect.suspend(() => {
+    const admitted = ctx.session.admitted
+    if (admitted !== undefined && sameToken(admitted.token, access.token)) noteAdmitted(ctx.session, undefined)
+    return Effect.flatMap(
+      ctx.cache.get(ctx.key, ctx.deadlineMillis),
+      (current) =>
+        Option.isNone(current) || sameToken(current.value.token, access.token)
+          ? ctx.cache.invalidate(ctx.key, ctx.deadlineMillis)
+          : Effect.void
+    )
+  })
 
 /** Remembers the rejected token and drops the cached access if it still holds it. */
 const drop = (ctx: CallContext, rejected: Access) =>
@@ -74,6 +78,7 @@ export const refreshOnce = <A, E>(
       send(access).pipe(
         Effect.tapError((error) => serverUnreachable(error) ? forget(ctx, access) : Effect.void)
       )
+    yield* beginAttempt(ctx)
     const cached = yield* obtainAccess(false)
     // A token another call saw rejected since this call obtained it is not sent again.
     const first = wasRejected(ctx.session, cached) ? yield* replace(ctx, obtainAccess, cached) : cached

@@ -29,6 +29,7 @@ import {
   type Call,
   endAt,
   enterStep,
+  noteAdmitted,
   noteRejected,
   noteWaiting,
   notReadyError,
@@ -189,17 +190,32 @@ const settle = (session: SessionState, resolution: Resolution, outcome: Outcome)
 const firstDeadline = (resolution: Resolution): number =>
   Math.min(...Array.from(resolution.waiters, ({ call }) => call.deadlineMillis))
 
-/** The resolution itself: the cache once more (unless `fresh`), then resolve and wait until admitted. */
+/**
+ * What the session admitted since `call`'s attempt began, unless rejected or expired: newer than the access the
+ * call was refused with, even when a slow shared store does not show it yet.
+ */
+const admittedSince = (session: SessionState, call: CallContext): Effect.Effect<Option.Option<Access>> =>
+  Effect.map(Clock.currentTimeMillis, (now) => {
+    const admitted = session.admitted
+    return admitted === undefined || admitted === call.admittedBefore || now >= admitted.validUntilMillis ||
+        wasRejected(session, admitted)
+      ? Option.none()
+      : Option.some(admitted)
+  })
+
+/**
+ * The resolution itself: the cache once more (when `fresh`, what the session admitted since the call's attempt
+ * began instead), then resolve and wait until admitted.
+ */
 const run = (session: SessionState, resolution: Resolution, call: CallContext, fresh: boolean) =>
   Effect.gen(function*() {
-    if (!fresh) {
-      const cached = yield* usableCachedAccess(call, firstDeadline(resolution))
-      if (Option.isSome(cached)) return cached
-    }
+    const known = yield* (fresh ? admittedSince(session, call) : usableCachedAccess(call, firstDeadline(resolution)))
+    if (Option.isSome(known)) return known
     const admitted = yield* admit(session, resolution, call)
     // Stryker disable next-line ConditionalExpression: with no waiting call left, whatever follows reaches nobody
     if (Option.isNone(admitted)) return Option.none<Access>()
     const access = yield* RuntimeAccessCache.fromAdmitted(admitted.value)
+    noteAdmitted(session, access)
     const { notice, state } = admitted.value
     if (notice !== undefined) resolution.admittedNotice = { state, notice }
     // The backend handed this token out again after the runtime rejected it: its word is newer.
