@@ -720,21 +720,20 @@ describe("an error of the shared resolution", () => {
   })
 })
 
-// A store across the network: it reads its entries when asked and answers 10 ms later; a read cut short takes
-// 5 ms more to cancel. Writes and removals are at once.
+// A cache across the network: it reads its entries when asked and answers 10 ms later; a read cut short takes
+// 5 ms more to cancel (a cache of the user's own, so no store share cuts it loose). Writes and removals are at once.
 const lateAnswers = Layer.effect(
   RuntimeAccessCache.RuntimeAccessCache,
-  Effect.flatMap(
-    RuntimeAccessCache.makeMemoryStore,
-    (store) =>
-      RuntimeAccessCache.make({
-        ...store,
-        get: (key) =>
-          Effect.zipLeft(
-            store.get(key),
-            Effect.onInterrupt(Effect.sleep("10 millis"), () => Effect.sleep("5 millis"))
-          )
-      })
+  Effect.map(
+    Effect.flatMap(RuntimeAccessCache.makeMemoryStore, RuntimeAccessCache.make),
+    (cache): RuntimeAccessCache.Service => ({
+      ...cache,
+      get: (key, deadlineMillis) =>
+        Effect.zipLeft(
+          cache.get(key, deadlineMillis),
+          Effect.onInterrupt(Effect.sleep("10 millis"), () => Effect.sleep("5 millis"))
+        )
+    })
   )
 )
 

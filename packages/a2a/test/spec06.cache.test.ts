@@ -2,8 +2,10 @@
 import * as HttpClient from "@effect/platform/HttpClient"
 import * as HttpClientError from "@effect/platform/HttpClientError"
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { describe, expect, it } from "@effect/vitest"
 import { layerTest, SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Clock from "effect/Clock"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
@@ -347,42 +349,80 @@ describe("RuntimeAccessCache.layerStore", () => {
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a call whose token was rejected never takes fresh access whose runtime another call found unreachable", () => {
-    let resolved = 0
-    let warm = true
+  // The backend admits `t-1`, `t-2`, … in turn (the n-th valid `validSeconds(n)` past the 30 s skew, else without
+  // `expires_at`); the runtime answers the n-th request with `runtime`. The store answers at once unless given.
+  const tokensInTurn = (
+    runtime: (
+      request: HttpClientRequest.HttpClientRequest,
+      n: number
+    ) => Effect.Effect<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>,
+    options: {
+      readonly store?: RuntimeAccessCache.RuntimeAccessStore
+      readonly validSeconds?: (n: number) => number
+    } = {}
+  ) => {
+    const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
+    const seen = { resolves: 0, tokens: new Array<string | undefined>() }
     const answer = (request: HttpClientRequest.HttpClientRequest) => {
-      if (!request.url.startsWith("https://runtime.example/")) {
-        resolved += 1
-        return Effect.succeed(jsonResponse(request, 200, { ...readyAccessForTests, token: `t-${resolved}` }))
+      if (request.url.startsWith("https://runtime.example/")) {
+        seen.tokens.push(request.headers.authorization?.replace("Bearer ", ""))
+        return runtime(request, seen.tokens.length)
       }
-      const token = request.headers.authorization
-      if (token === "Bearer t-2") {
-        return Effect.fail(
-          new HttpClientError.RequestError({
-            request,
-            reason: "Transport",
-            cause: Object.assign(new Error("ECONNREFUSED"), { code: "ECONNREFUSED" })
-          })
-        )
-      }
-      if (token === "Bearer t-1" && !warm) return Effect.succeed(jsonResponse(request, 401, {}))
-      return Effect.succeed(jsonResponse(request, 200, {
-        message: { role: "ROLE_AGENT", messageId: "a-1", contextId: sessionUid, parts: [{ text: "ok" }] }
-      }))
+      seen.resolves += 1
+      const n = seen.resolves
+      return Effect.map(Clock.currentTimeMillis, (now) =>
+        jsonResponse(request, 200, {
+          ...readyAccessForTests,
+          token: `t-${n}`,
+          expires_at: options.validSeconds === undefined
+            ? null
+            : new Date(now + RuntimeAccessCache.expirySkewMillis + options.validSeconds(n) * 1000).toISOString()
+        }))
+    }
+    const store: RuntimeAccessCache.RuntimeAccessStore = options.store ?? {
+      get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
+      set: (key, access) => Effect.sync(() => void entries.set(key, access)),
+      remove: (key) => Effect.sync(() => void entries.delete(key))
     }
     const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
       .pipe(
         Layer.provide(
           Layer.merge(
             Layer.succeed(HttpClient.HttpClient, HttpClient.make(answer)),
-            RuntimeAccessCache.layerStore(slowStore())
+            RuntimeAccessCache.layerStore(store)
           )
         )
       )
+    // What another process does: it stores `token` as the session's access.
+    const storeFromAnotherProcess = (token: string) => {
+      for (const [key, access] of entries) entries.set(key, { ...access, token: Redacted.make(token) })
+    }
+    return { layer, seen, entries, storeFromAnotherProcess }
+  }
+  const agentAnswer = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.succeed(jsonResponse(request, 200, {
+      message: { role: "ROLE_AGENT", messageId: "a-1", contextId: sessionUid, parts: [{ text: "ok" }] }
+    }))
+  const refused = (request: HttpClientRequest.HttpClientRequest) =>
+    Effect.fail(
+      new HttpClientError.RequestError({
+        request,
+        reason: "Transport",
+        cause: Object.assign(new Error("ECONNREFUSED"), { code: "ECONNREFUSED" })
+      })
+    )
+  const rejects = (request: HttpClientRequest.HttpClientRequest) => Effect.succeed(jsonResponse(request, 401, {}))
+  const rotatedOut = (request: HttpClientRequest.HttpClientRequest) =>
+    /t-1|t-other/.test(request.headers.authorization ?? "")
+
+  it.effect("a call whose token was rejected never takes fresh access whose runtime another call found unreachable", () => {
+    const platform = tokensInTurn(
+      (request, n) => n === 2 ? rejects(request) : n === 3 ? refused(request) : agentAnswer(request),
+      { store: slowStore() }
+    )
     return Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
       yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "warm" }), "1 second")
-      warm = false
       // m-b refuses the rejected t-1 it read at 110 ms and resolves t-2, unreachable at 160 ms; m-a, refused at
       // 50 ms, looks for fresh access from 200 ms on
       const send = (messageId: string) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId }))
@@ -392,55 +432,101 @@ describe("RuntimeAccessCache.layerStore", () => {
       )
       expect(result.value?.[0]).toMatchObject({ right: { role: "ROLE_AGENT" } })
       expect(result.value?.[1]).toMatchObject({ left: { _tag: "A2ATransportError", messageId: "m-b" } })
-      expect(resolved).toBe(3)
-    }).pipe(Effect.provide(layer))
+      expect(platform.seen.tokens).toEqual(["t-1", "t-1", "t-2", "t-3"])
+    }).pipe(Effect.provide(platform.layer))
+  })
+
+  it.effect("a call refused after another call found the runtime unreachable resolves afresh", () => {
+    // m-long holds t-1 and the session; m-c's t-other is refused at 2 s, m-d's t-other unreachable at 1.5 s
+    const platform = tokensInTurn((request, n) =>
+      n === 1
+        ? Effect.delay(agentAnswer(request), "10 seconds")
+        : n === 2
+        ? Effect.delay(rejects(request), "1 second")
+        : n === 3
+        ? refused(request)
+        : agentAnswer(request)
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const long = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "long", messageId: "m-long" }))
+      yield* TestClock.adjust("1 second")
+      platform.storeFromAnotherProcess("t-other")
+      const send = (messageId: string) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId }))
+      const result = yield* runFor(
+        Effect.all([send("m-c"), Effect.delay(send("m-d"), "500 millis")], { concurrency: "unbounded" }),
+        "2 seconds"
+      )
+      expect(result.value?.[0]).toMatchObject({ right: { role: "ROLE_AGENT" } })
+      expect(result.value?.[1]).toMatchObject({ left: { _tag: "A2ATransportError", messageId: "m-d" } })
+      expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-other", "t-2"])
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(long)
+    }).pipe(Effect.provide(platform.layer))
   })
 
   it.effect("a call refused with another process's token resolves afresh, never falling back to an older access", () => {
-    const entries = new Map<string, RuntimeAccessCache.CachedRuntimeAccess>()
-    const shared: RuntimeAccessCache.RuntimeAccessStore = {
-      get: (key) => Effect.sync(() => Option.fromNullable(entries.get(key))),
-      set: (key, access) => Effect.sync(() => void entries.set(key, access)),
-      remove: (key) => Effect.sync(() => void entries.delete(key))
-    }
-    let resolved = 0
-    let rotated = false
-    const answer = (request: HttpClientRequest.HttpClientRequest) => {
-      if (!request.url.startsWith("https://runtime.example/")) {
-        resolved += 1
-        return Effect.succeed(jsonResponse(request, 200, { ...readyAccessForTests, token: `t-${resolved}` }))
-      }
-      const token = request.headers.authorization
-      if (rotated && (token === "Bearer t-1" || token === "Bearer t-other")) {
-        return Effect.succeed(jsonResponse(request, 401, {}))
-      }
-      const ok = jsonResponse(request, 200, {
-        message: { role: "ROLE_AGENT", messageId: "a-1", contextId: sessionUid, parts: [{ text: "ok" }] }
-      })
-      return rotated ? Effect.succeed(ok) : Effect.delay(Effect.succeed(ok), "10 seconds")
-    }
-    const layer = A2AClient.layer({ backendUrl: "https://backend.example", accessToken: Redacted.make("user-token") })
-      .pipe(
-        Layer.provide(
-          Layer.merge(
-            Layer.succeed(HttpClient.HttpClient, HttpClient.make(answer)),
-            RuntimeAccessCache.layerStore(shared)
-          )
-        )
-      )
+    // after m-long's request the runtime refuses t-1 and t-other
+    const platform = tokensInTurn((request, n) =>
+      n === 1
+        ? Effect.delay(agentAnswer(request), "10 seconds")
+        : rotatedOut(request)
+        ? rejects(request)
+        : agentAnswer(request)
+    )
     return Effect.gen(function*() {
       const a2a = yield* A2AClient.A2AClient
-      // m-long holds the session's state (admitted t-1) while another process stores t-other, then both rotate
+      // m-long holds the session's state (admitted t-1) while another process stores t-other
       const long = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "long", messageId: "m-long" }))
       yield* TestClock.adjust("1 second")
-      for (const [key, access] of entries) entries.set(key, { ...access, token: Redacted.make("t-other") })
-      rotated = true
-      const refused = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-c" }), "1 second")
-      expect(refused.value).toMatchObject({ role: "ROLE_AGENT" })
-      expect(resolved).toBe(2)
+      platform.storeFromAnotherProcess("t-other")
+      const result = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-c" }), "1 second")
+      expect(result.value).toMatchObject({ role: "ROLE_AGENT" })
+      expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-2"])
       yield* TestClock.adjust("10 seconds")
       yield* Fiber.join(long)
-    }).pipe(Effect.provide(layer))
+    }).pipe(Effect.provide(platform.layer))
+  })
+
+  it.effect("a Task wait refused on a later get resolves afresh, never falling back to what its first get used", () => {
+    const task = (state: string) => ({ id: "task-1", contextId: sessionUid, status: { state } })
+    // the first get (t-1) finds the Task working; then the runtime refuses t-1 and t-other
+    const platform = tokensInTurn((request, n) =>
+      n === 1
+        ? Effect.succeed(jsonResponse(request, 200, task("TASK_STATE_WORKING")))
+        : rotatedOut(request)
+        ? rejects(request)
+        : Effect.succeed(jsonResponse(request, 200, task("TASK_STATE_COMPLETED")))
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const wait = yield* Effect.fork(a2a.waitForA2ATask(sessionUid, "task-1"))
+      yield* TestClock.adjust("500 millis")
+      platform.storeFromAnotherProcess("t-other")
+      yield* TestClock.adjust("1 second")
+      expect(yield* Fiber.join(wait)).toMatchObject({ status: { state: "TASK_STATE_COMPLETED" } })
+      expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-2"])
+    }).pipe(Effect.provide(platform.layer))
+  })
+
+  it.effect("fresh access that expired before a refused call looks for it is not taken", () => {
+    // m-c's t-other is refused at exactly 1.5 s, when m-a's t-2 (admitted at 0.5 s, valid 1 s) expires
+    const platform = tokensInTurn(
+      (request, n) => n === 2 ? Effect.delay(rejects(request), "1500 millis") : agentAnswer(request),
+      { validSeconds: (n) => n === 2 ? 1 : 3600 }
+    )
+    return Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "warm" }), "1 second")
+      platform.storeFromAnotherProcess("t-other")
+      const c = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-c" }))
+      yield* TestClock.adjust("500 millis")
+      platform.entries.clear()
+      yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "y", messageId: "m-a" }))
+      yield* TestClock.adjust("1 second")
+      expect((yield* Fiber.join(c)).role).toBe("ROLE_AGENT")
+      expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-2", "t-3"])
+    }).pipe(Effect.provide(platform.layer))
   })
 
   it.effect("persists admitted access through the store, removes it on a runtime 401, never stores blocked access", () =>

@@ -77,7 +77,7 @@ export interface SessionState {
   resolution: Resolution | undefined
   /** Newest first, at most a few: tokens the runtime answered 401/403 for. */
   rejectedTokens: ReadonlyArray<Redacted.Redacted<string>>
-  /** The access the session's resolution admitted last, unless a call since found its runtime unreachable. */
+  /** The access the session's resolution admitted last; none once a call found the runtime unreachable. */
   admitted: RuntimeAccessCache.CachedRuntimeAccess | undefined
 }
 

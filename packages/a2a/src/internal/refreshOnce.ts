@@ -36,16 +36,19 @@ export interface Attempts<A, E> {
 
 /** Drops the cached access if it still holds `access`'s token (another call may have replaced it). */
 const forget = (ctx: CallContext, access: Access) =>
+  Effect.flatMap(
+    ctx.cache.get(ctx.key, ctx.deadlineMillis),
+    (current) =>
+      Option.isNone(current) || sameToken(current.value.token, access.token)
+        ? ctx.cache.invalidate(ctx.key, ctx.deadlineMillis)
+        : Effect.void
+  )
+
+/** A runtime that cannot be reached: no call takes the session's last admitted access without resolving again. */
+const forgetUnreachable = (ctx: CallContext, access: Access) =>
   Effect.suspend(() => {
-    const admitted = ctx.session.admitted
-    if (admitted !== undefined && sameToken(admitted.token, access.token)) noteAdmitted(ctx.session, undefined)
-    return Effect.flatMap(
-      ctx.cache.get(ctx.key, ctx.deadlineMillis),
-      (current) =>
-        Option.isNone(current) || sameToken(current.value.token, access.token)
-          ? ctx.cache.invalidate(ctx.key, ctx.deadlineMillis)
-          : Effect.void
-    )
+    noteAdmitted(ctx.session, undefined)
+    return forget(ctx, access)
   })
 
 /** Remembers the rejected token and drops the cached access if it still holds it. */
@@ -76,7 +79,7 @@ export const refreshOnce = <A, E>(
   Effect.gen(function*() {
     const sendWith = (access: Access) =>
       send(access).pipe(
-        Effect.tapError((error) => serverUnreachable(error) ? forget(ctx, access) : Effect.void)
+        Effect.tapError((error) => serverUnreachable(error) ? forgetUnreachable(ctx, access) : Effect.void)
       )
     yield* beginAttempt(ctx)
     const cached = yield* obtainAccess(false)
