@@ -414,6 +414,33 @@ describe("RuntimeAccessCache.layerStore", () => {
   const rejects = (request: HttpClientRequest.HttpClientRequest) => Effect.succeed(jsonResponse(request, 401, {}))
   const rotatedOut = (request: HttpClientRequest.HttpClientRequest) =>
     /t-1|t-other/.test(request.headers.authorization ?? "")
+  // `first` sent at once and `second` after `gap`: their outcomes once `advance` has passed
+  const sendStaggered = (
+    a2a: Client,
+    [first, second]: readonly [string, string],
+    gap: Duration.DurationInput,
+    advance: Duration.DurationInput
+  ) => {
+    const send = (messageId: string) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId }))
+    const both = Effect.all([send(first), Effect.delay(send(second), gap)], { concurrency: "unbounded" })
+    return Effect.map(runFor(both, advance), ({ value }) => value)
+  }
+  // m-long (the runtime's first request, answered after 10 s) holds the session's state with t-1; after 1 s
+  // another process stores t-other, and `during` runs
+  const whileAnotherProcessStores = <A, E>(
+    platform: ReturnType<typeof tokensInTurn>,
+    during: (a2a: Client) => Effect.Effect<A, E>
+  ) =>
+    Effect.gen(function*() {
+      const a2a = yield* A2AClient.A2AClient
+      const long = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "long", messageId: "m-long" }))
+      yield* TestClock.adjust("1 second")
+      platform.storeFromAnotherProcess("t-other")
+      const result = yield* during(a2a)
+      yield* TestClock.adjust("10 seconds")
+      yield* Fiber.join(long)
+      return result
+    }).pipe(Effect.provide(platform.layer))
 
   it.effect("a call whose token was rejected never takes fresh access whose runtime another call found unreachable", () => {
     const platform = tokensInTurn(
@@ -425,13 +452,10 @@ describe("RuntimeAccessCache.layerStore", () => {
       yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "warm" }), "1 second")
       // m-b refuses the rejected t-1 it read at 110 ms and resolves t-2, unreachable at 160 ms; m-a, refused at
       // 50 ms, looks for fresh access from 200 ms on
-      const send = (messageId: string) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId }))
-      const result = yield* runFor(
-        Effect.all([send("m-a"), Effect.delay(send("m-b"), "60 millis")], { concurrency: "unbounded" }),
-        "1 second"
-      )
-      expect(result.value?.[0]).toMatchObject({ right: { role: "ROLE_AGENT" } })
-      expect(result.value?.[1]).toMatchObject({ left: { _tag: "A2ATransportError", messageId: "m-b" } })
+      expect(yield* sendStaggered(a2a, ["m-a", "m-b"], "60 millis", "1 second")).toMatchObject([
+        { right: { role: "ROLE_AGENT" } },
+        { left: { _tag: "A2ATransportError", messageId: "m-b" } }
+      ])
       expect(platform.seen.tokens).toEqual(["t-1", "t-1", "t-2", "t-3"])
     }).pipe(Effect.provide(platform.layer))
   })
@@ -447,22 +471,14 @@ describe("RuntimeAccessCache.layerStore", () => {
         ? refused(request)
         : agentAnswer(request)
     )
-    return Effect.gen(function*() {
-      const a2a = yield* A2AClient.A2AClient
-      const long = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "long", messageId: "m-long" }))
-      yield* TestClock.adjust("1 second")
-      platform.storeFromAnotherProcess("t-other")
-      const send = (messageId: string) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "x", messageId }))
-      const result = yield* runFor(
-        Effect.all([send("m-c"), Effect.delay(send("m-d"), "500 millis")], { concurrency: "unbounded" }),
-        "2 seconds"
-      )
-      expect(result.value?.[0]).toMatchObject({ right: { role: "ROLE_AGENT" } })
-      expect(result.value?.[1]).toMatchObject({ left: { _tag: "A2ATransportError", messageId: "m-d" } })
-      expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-other", "t-2"])
-      yield* TestClock.adjust("10 seconds")
-      yield* Fiber.join(long)
-    }).pipe(Effect.provide(platform.layer))
+    return whileAnotherProcessStores(platform, (a2a) =>
+      Effect.gen(function*() {
+        expect(yield* sendStaggered(a2a, ["m-c", "m-d"], "500 millis", "2 seconds")).toMatchObject([
+          { right: { role: "ROLE_AGENT" } },
+          { left: { _tag: "A2ATransportError", messageId: "m-d" } }
+        ])
+        expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-other", "t-2"])
+      }))
   })
 
   it.effect("a call refused with another process's token resolves afresh, never falling back to an older access", () => {
@@ -474,18 +490,12 @@ describe("RuntimeAccessCache.layerStore", () => {
         ? rejects(request)
         : agentAnswer(request)
     )
-    return Effect.gen(function*() {
-      const a2a = yield* A2AClient.A2AClient
-      // m-long holds the session's state (admitted t-1) while another process stores t-other
-      const long = yield* Effect.fork(a2a.sendA2AMessage(sessionUid, { message: "long", messageId: "m-long" }))
-      yield* TestClock.adjust("1 second")
-      platform.storeFromAnotherProcess("t-other")
-      const result = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-c" }), "1 second")
-      expect(result.value).toMatchObject({ role: "ROLE_AGENT" })
-      expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-2"])
-      yield* TestClock.adjust("10 seconds")
-      yield* Fiber.join(long)
-    }).pipe(Effect.provide(platform.layer))
+    return whileAnotherProcessStores(platform, (a2a) =>
+      Effect.gen(function*() {
+        const result = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "x", messageId: "m-c" }), "1 second")
+        expect(result.value).toMatchObject({ role: "ROLE_AGENT" })
+        expect(platform.seen.tokens).toEqual(["t-1", "t-other", "t-2"])
+      }))
   })
 
   it.effect("a Task wait refused on a later get resolves afresh, never falling back to what its first get used", () => {
