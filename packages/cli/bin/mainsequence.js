@@ -7,11 +7,10 @@ import { statSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
 // A signal while the CLI loads, before src/bin.ts has its own handlers, is held and then handed to them: the run
-// still ends with the signal's exit code and, with --output json, its document. A second signal ends it at once.
+// still ends with the signal's exit code and, with --output json, its document.
 let held
 const hold = (signal) => {
-  held = signal
-  release()
+  held ??= signal
 }
 const release = () => {
   process.removeListener("SIGINT", hold)

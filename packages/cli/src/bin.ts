@@ -33,11 +33,18 @@ const main = Cli.main(process.argv, { interruptedExitCode: () => exitCodeOfSigna
 )
 
 // NodeRuntime.runMain interrupts the program on SIGINT and SIGTERM alike; which one came decides the exit code.
-// Registered first, so it runs before runMain's own handler; once, so a second signal still ends the process.
+// A second signal within a second is the same one delivered twice (npx forwards the terminal's Ctrl-C to its
+// child) and lets the interruption finish; a later one ends the process at once.
+let stoppedAt = 0
 const onSignal = (signal: NodeJS.Signals) => {
-  stoppedBy ??= signal
-  process.removeListener("SIGINT", onSignal)
-  process.removeListener("SIGTERM", onSignal)
+  if (stoppedBy === undefined) {
+    stoppedBy = signal
+    stoppedAt = performance.now()
+  } else if (performance.now() - stoppedAt >= 1000) {
+    process.removeListener("SIGINT", onSignal)
+    process.removeListener("SIGTERM", onSignal)
+    process.kill(process.pid, signal)
+  }
 }
 process.on("SIGINT", onSignal)
 process.on("SIGTERM", onSignal)

@@ -714,9 +714,12 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
       expect((yield* platform.counters).resolveCalls[demoSessionUids.coldStart]).toBeGreaterThan(lines.length)
     }), 60_000)
 
-  for (const [signal, code] of [["SIGINT", 130], ["SIGTERM", 143]] as const) {
+  for (
+    const [signal, code, twice] of [["SIGINT", 130, false], ["SIGTERM", 143, false], ["SIGINT", 130, true]] as const
+  ) {
     it.scopedLive(
-      `${signal} during a send: exit ${code} with the interruption line and the message id line`,
+      `${signal}${twice ? " twice at once (npx forwards the terminal's)" : ""} during a send: exit ${code} with the ` +
+        "interruption line and the message id line",
       () =>
         Effect.gen(function*() {
           const { env, platform } = yield* servePlatform()
@@ -730,6 +733,7 @@ describe("mainsequence (built) against the reference platform over HTTP", () => 
                   if (log.some((entry) => entry.route === "message-send")) {
                     clearInterval(poll)
                     child.kill(signal)
+                    if (twice) setTimeout(() => child.kill(signal), 2)
                   }
                 })
               }, 20)
