@@ -16,13 +16,18 @@ await using client = makeA2AClient({
   accessToken: process.env["MAINSEQUENCE_ACCESS_TOKEN"] ?? ""
 })
 const controller = new AbortController()
-process.once("SIGINT", () => controller.abort(new Error("Interrupted")))
+process.once("SIGINT", () => controller.abort())
+// our own id: an aborted call's rejection does not carry it, and a retry of the same message needs it
+const messageId = `msg-${crypto.randomUUID()}`
 
 try {
-  const answer = await client.sendA2AMessage(agentSessionUid, { message }, { signal: controller.signal })
+  const answer = await client.sendA2AMessage(agentSessionUid, { message, messageId }, { signal: controller.signal })
   console.log(A2AProtocol.textOf(answer).join("\n"))
 } catch (error) {
-  if (error instanceof A2AError.AgentRuntimeUnavailableError || error instanceof A2AError.A2AInputError) {
+  if (controller.signal.aborted) {
+    console.error(`Interrupted; the message may have reached the Agent. Its id, for a retry: ${messageId}`)
+    process.exitCode = 130
+  } else if (error instanceof A2AError.AgentRuntimeUnavailableError || error instanceof A2AError.A2AInputError) {
     console.error(error.message)
     process.exitCode = 2
   } else {

@@ -10,7 +10,7 @@ import {
   serveReferencePlatform
 } from "@mainsequence/a2a-testing/node"
 import { Effect, Exit, Redacted, Scope } from "effect"
-import { execFile } from "node:child_process"
+import { type ChildProcess, execFile } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
 interface Run {
@@ -22,10 +22,12 @@ interface Run {
 let scope: Scope.CloseableScope
 let reference: ReferencePlatform
 
-const runExample = (name: string, ...args: ReadonlyArray<string>) =>
+const runExample = (name: string, ...args: ReadonlyArray<string>) => runExampleWith(name, args, () => {})
+
+const runExampleWith = (name: string, args: ReadonlyArray<string>, onSpawn: (child: ChildProcess) => void) =>
   new Promise<Run>((resolve) => {
     const script = fileURLToPath(new URL(`../dist/${name}.js`, import.meta.url))
-    execFile(process.execPath, [script, ...args], {
+    const child = execFile(process.execPath, [script, ...args], {
       env: {
         ...process.env,
         MAINSEQUENCE_ENDPOINT: reference.url,
@@ -36,6 +38,7 @@ const runExample = (name: string, ...args: ReadonlyArray<string>) =>
       const code = error === null ? 0 : typeof error.code === "number" ? error.code : 1
       resolve({ code, stdout, stderr })
     })
+    onSpawn(child)
   })
 
 beforeAll(async () => {
@@ -82,5 +85,28 @@ describe("examples", () => {
     const outdated = await runExample("promise", demoSessionUids.updateRequired, "hello")
     expect(outdated.code).toBe(2)
     expect(outdated.stderr).not.toBe("")
+  })
+
+  it("promise: Ctrl-C aborts the send and names the message id to retry it with, exit 130", async () => {
+    const sent = () =>
+      Effect.runPromise(reference.platform.requestLog).then((log) =>
+        log.filter((entry) => entry.route === "message-send" && entry.sessionUid === demoSessionUids.slow)
+      )
+    const before = (await sent()).length
+    const run = await runExampleWith("promise", [demoSessionUids.slow, "hello"], (child) => {
+      const poll = setInterval(() => {
+        void sent().then((log) => {
+          if (log.length > before) {
+            clearInterval(poll)
+            child.kill("SIGINT")
+          }
+        })
+      }, 20)
+    })
+    expect(run.code).toBe(130)
+    const id = /Its id, for a retry: (msg-[\w-]+)$/m.exec(run.stderr)?.[1]
+    expect(id).toBeDefined()
+    expect((await sent()).at(-1)?.messageId).toBe(id)
+    expect(run.stderr).not.toMatch(/^\s+at /m)
   })
 })

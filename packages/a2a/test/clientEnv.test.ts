@@ -65,10 +65,18 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
       const token = "must be a string or a Redacted string"
       const cases: ReadonlyArray<readonly [Record<string, unknown>, string, string]> = [
         [{ backendUrl: 10n }, "backendUrl", "must be a string (got 10n)"],
-        [{ backendUrl: undefined }, "backendUrl", "is missing (set MAINSEQUENCE_ENDPOINT)"],
+        [
+          { backendUrl: undefined },
+          "backendUrl",
+          "is missing (options given never read MAINSEQUENCE_ENDPOINT; layerConfig() and makeA2AClient() without options do)"
+        ],
         [{ accessToken: 5 }, "accessToken", token],
         [{ accessToken: Redacted.make(5) }, "accessToken", token],
-        [{ accessToken: undefined }, "accessToken", "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"],
+        [
+          { accessToken: undefined },
+          "accessToken",
+          "is missing (options given never read MAINSEQUENCE_ACCESS_TOKEN; layerConfig() and makeA2AClient() without options do)"
+        ],
         [{ refreshToken: 7 }, "refreshToken", token],
         [{ refreshToken: Redacted.make(["s3cret-refresh"]) }, "refreshToken", token],
         [{ username: {} }, "username", "must be a string (got {})"],
@@ -95,7 +103,8 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
         expect({ ...error }).toEqual({
           _tag: "A2AInputError",
           field: "backendUrl",
-          reason: "is missing (set MAINSEQUENCE_ENDPOINT)"
+          reason:
+            "is missing (options given never read MAINSEQUENCE_ENDPOINT; layerConfig() and makeA2AClient() without options do)"
         })
       }
     })))
@@ -106,14 +115,16 @@ describe("client options: unusable ones fail every call, nothing sent", () => {
         expect(yield* refused({ backendUrl })).toEqual({
           _tag: "A2AInputError",
           field: "backendUrl",
-          reason: "is missing (set MAINSEQUENCE_ENDPOINT)"
+          reason:
+            "is missing (options given never read MAINSEQUENCE_ENDPOINT; layerConfig() and makeA2AClient() without options do)"
         })
       }
       for (const accessToken of ["", "  ", Redacted.make(" ")]) {
         expect(yield* refused({ accessToken })).toEqual({
           _tag: "A2AInputError",
           field: "accessToken",
-          reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)"
+          reason:
+            "is missing (options given never read MAINSEQUENCE_ACCESS_TOKEN; layerConfig() and makeA2AClient() without options do)"
         })
       }
       for (const accessToken of ["user-token\n", "user token", Redacted.make("tök€n")]) {

@@ -110,9 +110,15 @@ describe("@mainsequence/a2a/promise", () => {
     const backendUrl = reference.url
     const accessToken = Redacted.value(demoUserAccessToken)
     const cases: ReadonlyArray<readonly [unknown, string]> = [
-      [null, "Invalid backendUrl: is missing (set MAINSEQUENCE_ENDPOINT)"],
+      [
+        null,
+        "Invalid backendUrl: is missing (options given never read MAINSEQUENCE_ENDPOINT; layerConfig() and makeA2AClient() without options do)"
+      ],
       [{ backendUrl: 10n, accessToken }, "Invalid backendUrl: must be a string (got 10n)"],
-      [{ backendUrl }, "Invalid accessToken: is missing (set MAINSEQUENCE_ACCESS_TOKEN)"],
+      [
+        { backendUrl },
+        "Invalid accessToken: is missing (options given never read MAINSEQUENCE_ACCESS_TOKEN; layerConfig() and makeA2AClient() without options do)"
+      ],
       [{ backendUrl, accessToken: 5 }, "Invalid accessToken: must be a string or a Redacted string"],
       [{ backendUrl, accessToken: Redacted.make(5) }, "Invalid accessToken: must be a string or a Redacted string"],
       [{ backendUrl, accessToken, refreshToken: 7 }, "Invalid refreshToken: must be a string or a Redacted string"],

@@ -175,9 +175,12 @@ const mayHaveBeenSent = (error: unknown): boolean =>
  * @category rendering
  */
 export const describeFailure = (error: unknown, facts: RunRecord.Facts = {}): Described => {
+  // An id the error refuses is not the call's: it stays in the message and details only.
+  const refused = error instanceof A2AError.A2AInputError ? error.field : undefined
   const known = {
-    agentSessionUid: stringField(error, "agentSessionUid") ?? facts.agentSessionUid,
-    messageId: messageIdOf(error) ?? facts.messageId
+    agentSessionUid: refused === "agentSessionUid" ? undefined : stringField(error, "agentSessionUid") ??
+      facts.agentSessionUid,
+    messageId: refused === "messageId" ? undefined : messageIdOf(error) ?? facts.messageId
   }
   if (ValidationError.isValidationError(error)) {
     const text = oneLine(HelpDoc.toAnsiText(error.error))

@@ -233,6 +233,24 @@ describe("Failure", () => {
       )
     }))
 
+  it.effect("the error document never gives an id it refuses as the call's session uid or message id", () =>
+    Effect.gen(function*() {
+      const recorded = RunRecord.record({ agentSessionUid: "not-a-uid", messageId: "a b" })
+      const documentOf = (field: string) =>
+        Effect.map(
+          captureWith(
+            toExitCode(
+              Effect.zipRight(recorded, Effect.fail(new A2AError.A2AInputError({ field, reason: "bad" }))),
+              json
+            )
+          ),
+          (printed) => errorDocumentOf(printed.stdout)
+        )
+      expect(yield* documentOf("messageId")).toMatchObject({ agentSessionUid: "not-a-uid", messageId: null })
+      expect(yield* documentOf("agentSessionUid")).toMatchObject({ agentSessionUid: null, messageId: "a b" })
+      expect(yield* documentOf("message")).toMatchObject({ agentSessionUid: "not-a-uid", messageId: "a b" })
+    }))
+
   it.effect("the error document keeps a Redacted field redacted", () =>
     Effect.gen(function*() {
       class WithSecret extends Schema.TaggedError<WithSecret>()("WithSecret", {

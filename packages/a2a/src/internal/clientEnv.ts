@@ -144,6 +144,10 @@ const optionTypeProblem = (
     ? notAString("username", options.username)
     : undefined
 
+// Only options given reach this check: the environment's are checked where they are read (`A2AClient.config`).
+const fromEnvironment = (variable: string) =>
+  `options given never read ${variable}; layerConfig() and makeA2AClient() without options do`
+
 const checkOptions = (
   given: Partial<A2AClientOptions>,
   options: RedactedOptions
@@ -154,7 +158,10 @@ const checkOptions = (
   if (wrongType !== undefined) return Effect.fail(wrongType)
   if (options.backendUrl.trim() === "") {
     return Effect.fail(
-      new A2AError.A2AInputError({ field: "backendUrl", reason: "is missing (set MAINSEQUENCE_ENDPOINT)" })
+      new A2AError.A2AInputError({
+        field: "backendUrl",
+        reason: `is missing (${fromEnvironment("MAINSEQUENCE_ENDPOINT")})`
+      })
     )
   }
   const unusableUrl = backendUrlProblem(options.backendUrl.trim())
@@ -163,7 +170,10 @@ const checkOptions = (
   }
   if (options.accessToken === undefined || Redacted.value(options.accessToken).trim() === "") {
     return Effect.fail(
-      new A2AError.A2AInputError({ field: "accessToken", reason: "is missing (set MAINSEQUENCE_ACCESS_TOKEN)" })
+      new A2AError.A2AInputError({
+        field: "accessToken",
+        reason: `is missing (${fromEnvironment("MAINSEQUENCE_ACCESS_TOKEN")})`
+      })
     )
   }
   const unusableToken = bearerTokenProblem(Redacted.value(options.accessToken))
