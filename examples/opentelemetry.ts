@@ -47,14 +47,15 @@ const spanTree = (spans: ReadonlyArray<ReadableSpan>): string => {
   return lines.join("\n")
 }
 
-/** `name  {attributes}  value` per data point of the SDK's metrics. */
+/** `name  unit  {attributes}  value` per data point of the SDK's metrics. */
 const metricLines = Effect.promise(() => reader.collect()).pipe(
   Effect.map(({ resourceMetrics }) =>
     resourceMetrics.scopeMetrics.flatMap((scope) =>
       scope.metrics.filter((metric) => /^(a2a|http)\./.test(metric.descriptor.name)).flatMap((metric) =>
         metric.dataPoints.map((point) => {
           const value = typeof point.value === "number" ? point.value : `count ${point.value.count}`
-          return `${metric.descriptor.name}  ${JSON.stringify(point.attributes)}  ${value}`
+          const { name, unit } = metric.descriptor
+          return `${name}  ${unit}  ${JSON.stringify(point.attributes)}  ${value}`
         })
       )
     ).join("\n")

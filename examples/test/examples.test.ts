@@ -75,6 +75,27 @@ describe("examples", () => {
       "a2a.client.cache.lookups"
     ]))
     expect(run.stdout).not.toContain(Redacted.value(demoUserAccessToken))
+    // the units OpenTelemetry's conventions and the SDK's README give, as the exporter reads them
+    const units = new Map(
+      run.stdout.split("\n").map((line) => line.trim().split(/\s+/)).map(([name, unit]) => [name, unit])
+    )
+    expect(
+      Object.fromEntries(
+        [
+          "a2a.client.call.duration",
+          "http.client.request.duration",
+          "a2a.client.calls.active",
+          "a2a.client.cache.lookups",
+          "a2a.client.runtime_access.resolutions"
+        ].map((name) => [name, units.get(name)])
+      )
+    ).toEqual({
+      "a2a.client.call.duration": "s",
+      "http.client.request.duration": "s",
+      "a2a.client.calls.active": "{call}",
+      "a2a.client.cache.lookups": "{lookup}",
+      "a2a.client.runtime_access.resolutions": "{resolution}"
+    })
   })
 
   it("promise prints the answer, and rejects with the SDK's error classes", async () => {

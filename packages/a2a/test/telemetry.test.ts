@@ -6,6 +6,7 @@ import * as Exit from "effect/Exit"
 import * as Metric from "effect/Metric"
 import * as Option from "effect/Option"
 import { A2AInputError } from "../src/A2AError.js"
+import * as Telemetry from "../src/internal/telemetry.js"
 import {
   count,
   errorTypeOf,
@@ -15,6 +16,40 @@ import {
   serverOf
 } from "../src/internal/telemetry.js"
 import { histogramOf } from "./fixtures.js"
+
+describe("units", () => {
+  it.effect("each metric carries the unit @effect/opentelemetry exports (its `unit` tag), as the README gives it", () =>
+    Effect.gen(function*() {
+      yield* Effect.all([
+        Metric.value(Telemetry.callDuration),
+        Metric.value(Telemetry.callsActive),
+        Metric.value(Telemetry.httpRequestDuration),
+        Metric.value(Telemetry.resolutions),
+        Metric.value(Telemetry.transientWaits),
+        Metric.value(Telemetry.transientWaitDuration),
+        Metric.value(Telemetry.credentialRefreshes),
+        Metric.value(Telemetry.cacheLookups),
+        Metric.value(Telemetry.messageLimitAnswers)
+      ])
+      const units = new Map(
+        Metric.unsafeSnapshot().map((pair) => [
+          pair.metricKey.name,
+          pair.metricKey.tags.find((tag) => tag.key === "unit")?.value
+        ])
+      )
+      expect(Object.fromEntries(Array.from(units).filter(([name]) => /^(a2a|http)\./.test(name)))).toEqual({
+        "a2a.client.call.duration": "s",
+        "a2a.client.calls.active": "{call}",
+        "http.client.request.duration": "s",
+        "a2a.client.runtime_access.resolutions": "{resolution}",
+        "a2a.client.runtime_access.waits": "{wait}",
+        "a2a.client.runtime_access.wait.duration": "s",
+        "a2a.client.credential.refreshes": "{refresh}",
+        "a2a.client.cache.lookups": "{lookup}",
+        "a2a.client.message_limit.exceeded": "{answer}"
+      })
+    }))
+})
 
 describe("error.type of an exit", () => {
   it("none for a success; the tag of a tagged failure; _OTHER for any other failure", () => {

@@ -28,61 +28,90 @@ export type Method = "SendMessage" | "GetTask" | "CancelTask" | "WaitForTask"
 const callBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120, 300, 600, 900]
 const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 90, 300, 900]
 
+// `@effect/opentelemetry` exports a metric's unit from its `unit` tag (an attribute of its points as well).
+const withUnit = <Type, In, Out>(metric: Metric.Metric<Type, In, Out>, unit: string): Metric.Metric<Type, In, Out> =>
+  Metric.tagged(metric, "unit", unit)
+
 /** @internal */
-export const callDuration = Metric.histogram(
-  "a2a.client.call.duration",
-  MetricBoundaries.fromIterable(callBuckets),
-  "Duration of the SDK's A2A calls, in seconds (unit s)"
+export const callDuration = withUnit(
+  Metric.histogram(
+    "a2a.client.call.duration",
+    MetricBoundaries.fromIterable(callBuckets),
+    "Duration of the SDK's A2A calls, in seconds"
+  ),
+  "s"
 )
 
 /** @internal */
-export const callsActive = Metric.counter("a2a.client.calls.active", {
-  description: "A2A calls in flight (unit {call})"
-})
-
-/** @internal */
-export const httpRequestDuration = Metric.histogram(
-  "http.client.request.duration",
-  MetricBoundaries.fromIterable(httpBuckets),
-  "Duration of HTTP client requests, in seconds (unit s)"
+export const callsActive = withUnit(
+  Metric.counter("a2a.client.calls.active", { description: "A2A calls in flight" }),
+  "{call}"
 )
 
 /** @internal */
-export const resolutions = Metric.counter("a2a.client.runtime_access.resolutions", {
-  description: "Runtime-access resolutions, by result (unit {resolution})",
-  incremental: true
-})
-
-/** @internal */
-export const transientWaits = Metric.counter("a2a.client.runtime_access.waits", {
-  description: "Waits for a runtime still waking, at the backend's retry_after_ms (unit {wait})",
-  incremental: true
-})
-
-/** @internal */
-export const transientWaitDuration = Metric.histogram(
-  "a2a.client.runtime_access.wait.duration",
-  MetricBoundaries.fromIterable(callBuckets),
-  "Time spent waiting for a runtime still waking, in seconds (unit s)"
+export const httpRequestDuration = withUnit(
+  Metric.histogram(
+    "http.client.request.duration",
+    MetricBoundaries.fromIterable(httpBuckets),
+    "Duration of HTTP client requests, in seconds"
+  ),
+  "s"
 )
 
 /** @internal */
-export const credentialRefreshes = Metric.counter("a2a.client.credential.refreshes", {
-  description: "Credential refreshes after a 401/403, by peer (unit {refresh})",
-  incremental: true
-})
+export const resolutions = withUnit(
+  Metric.counter("a2a.client.runtime_access.resolutions", {
+    description: "Runtime-access resolutions, by result",
+    incremental: true
+  }),
+  "{resolution}"
+)
 
 /** @internal */
-export const cacheLookups = Metric.counter("a2a.client.cache.lookups", {
-  description: "Runtime-access cache lookups, by result (unit {lookup})",
-  incremental: true
-})
+export const transientWaits = withUnit(
+  Metric.counter("a2a.client.runtime_access.waits", {
+    description: "Waits for a runtime still waking, at the backend's retry_after_ms",
+    incremental: true
+  }),
+  "{wait}"
+)
 
 /** @internal */
-export const messageLimitAnswers = Metric.counter("a2a.client.message_limit.exceeded", {
-  description: "Direct Messages the runtime ended at the Message limit (unit {answer})",
-  incremental: true
-})
+export const transientWaitDuration = withUnit(
+  Metric.histogram(
+    "a2a.client.runtime_access.wait.duration",
+    MetricBoundaries.fromIterable(callBuckets),
+    "Time spent waiting for a runtime still waking, in seconds"
+  ),
+  "s"
+)
+
+/** @internal */
+export const credentialRefreshes = withUnit(
+  Metric.counter("a2a.client.credential.refreshes", {
+    description: "Credential refreshes after a 401/403, by peer",
+    incremental: true
+  }),
+  "{refresh}"
+)
+
+/** @internal */
+export const cacheLookups = withUnit(
+  Metric.counter("a2a.client.cache.lookups", {
+    description: "Runtime-access cache lookups, by result",
+    incremental: true
+  }),
+  "{lookup}"
+)
+
+/** @internal */
+export const messageLimitAnswers = withUnit(
+  Metric.counter("a2a.client.message_limit.exceeded", {
+    description: "Direct Messages the runtime ended at the Message limit",
+    incremental: true
+  }),
+  "{answer}"
+)
 
 /**
  * The `error.type` of an exit: the error's tag, `interrupted`, or `_OTHER` for a defect.
