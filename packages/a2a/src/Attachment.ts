@@ -73,7 +73,7 @@ export const resolveMediaType = (
 }
 
 /**
- * An attachment from bytes in memory.
+ * An attachment from bytes in memory; its file name must not be blank.
  *
  * @since 0.1.0
  * @category constructors
@@ -87,6 +87,9 @@ export const fromBytes = (
     // What an untyped caller may pass: the checks below need a name and bytes.
     if (typeof filename !== "string") {
       return yield* notAString("a file name", filename)
+    }
+    if (filename.trim() === "") {
+      return yield* new A2AInputError({ field: "attachments", reason: "a file name must not be blank" })
     }
     if (!(bytes instanceof Uint8Array)) {
       return yield* new A2AInputError({ field: "attachments", reason: `${filename}: bytes must be a Uint8Array` })

@@ -295,7 +295,8 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
         [[{ filename: 7, mediaType: "text/plain", bytes }], "must hold { filename, mediaType, bytes } (at index 0)"],
         [[{ filename: "a.pdf", bytes: "AQID" }], "a.pdf: bytes must be a Uint8Array"],
         [[{ filename: "a.pdf", bytes: [1, 2, 3] }], "a.pdf: bytes must be a Uint8Array"],
-        [[{ filename: "a.txt", mediaType: 5, bytes }], "a.txt: mediaType must be a string (got 5)"]
+        [[{ filename: "a.txt", mediaType: 5, bytes }], "a.txt: mediaType must be a string (got 5)"],
+        [[{ filename: " ", mediaType: "text/plain", bytes }], "a file name must not be blank"]
       ]
       for (const [attachments, reason] of cases) {
         const error = yield* Effect.flip(a2a.sendA2AMessage(sessionUid, untyped({ message: "hi", attachments })))
@@ -306,6 +307,7 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
         Attachment.fromBytes(7 as unknown as string, bytes),
         Attachment.fromBytes("a.pdf", "AQID" as unknown as Uint8Array),
         Attachment.fromBytes("a.txt", bytes, 5 as unknown as string),
+        Attachment.fromBytes("", bytes, "text/plain"),
         Attachment.fromPath(7 as unknown as string).pipe(Effect.provide(NodeFileSystem.layer))
       ]
       const reasons = yield* Effect.forEach(
@@ -316,6 +318,7 @@ describe("rules: bad input of any JavaScript type is an A2AInputError, never a c
         "a file name must be a string (got 7)",
         "a.pdf: bytes must be a Uint8Array",
         "a.txt: mediaType must be a string (got 5)",
+        "a file name must not be blank",
         "a path must be a string (got 7)"
       ])
       yield* nothingSent
