@@ -36,10 +36,10 @@
  * @since 0.1.0
  */
 import * as Cause from "effect/Cause"
-import type * as ConfigError from "effect/ConfigError"
+import * as ConfigError from "effect/ConfigError"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import type * as Layer from "effect/Layer"
+import * as Layer from "effect/Layer"
 import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -167,6 +167,15 @@ const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined, di
   return defect instanceof Error ? defect : new Error(Cause.pretty(cause))
 }
 
+// The Node layer refuses a proxy option as configuration; here it is an option like the others.
+const proxyOptionError = (error: ConfigError.ConfigError): ConfigError.ConfigError | A2AError.A2AInputError => {
+  if (!ConfigError.isInvalidData(error)) return error
+  const field = error.path[0]
+  return field === "proxy" || field === "noProxy"
+    ? new A2AError.A2AInputError({ field, reason: error.message.replace(`The ${field} option `, "") })
+    : error
+}
+
 /**
  * Builds a Promise client on undici with an in-memory access cache. Without options it reads
  * `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` and the optional `MAINSEQUENCE_REFRESH_TOKEN` and
@@ -191,9 +200,10 @@ const rejection = <E>(cause: Cause.Cause<E>, signal: AbortSignal | undefined, di
  * @category constructors
  */
 export const makeA2AClient = (options?: MakeA2AClientOptions): PromiseA2AClient => {
-  const layer: Layer.Layer<A2AClient.A2AClient, ConfigError.ConfigError> = options === undefined
-    ? A2ANode.layerConfig()
-    : A2ANode.layer(toLayerOptions(options))
+  const layer: Layer.Layer<A2AClient.A2AClient, ConfigError.ConfigError | A2AError.A2AInputError> =
+    options === undefined
+      ? A2ANode.layerConfig()
+      : Layer.mapError(A2ANode.layer(toLayerOptions(options)), proxyOptionError)
   const runtime = ManagedRuntime.make(layer)
   let disposed = false
 

@@ -123,8 +123,8 @@ describe("@mainsequence/a2a/promise", () => {
       [{ backendUrl, accessToken: Redacted.make(5) }, "Invalid accessToken: must be a string or a Redacted string"],
       [{ backendUrl, accessToken, refreshToken: 7 }, "Invalid refreshToken: must be a string or a Redacted string"],
       [{ backendUrl, accessToken, username: {} }, "Invalid username: must be a string (got {})"],
-      [{ backendUrl, accessToken, proxy: 5 }, `The proxy option must be "environment", "none" or a URL`],
-      [{ backendUrl, accessToken, noProxy: 5 }, "The noProxy option must be a string (got 5)"],
+      [{ backendUrl, accessToken, proxy: 5 }, `Invalid proxy: must be "environment", "none" or a URL`],
+      [{ backendUrl, accessToken, noProxy: 5 }, "Invalid noProxy: must be a string (got 5)"],
       [
         { backendUrl, accessToken, maxConnections: 8 },
         `Invalid options: has an unknown field "maxConnections" (the fields are backendUrl, accessToken, refreshToken, ` +
@@ -142,6 +142,12 @@ describe("@mainsequence/a2a/promise", () => {
         await wrong.dispose()
       }
     }
+    // A proxy the Node layer cannot use is an option error like the others.
+    const socks = makeA2AClient({ backendUrl, accessToken, proxy: "socks5://proxy.example:1080" })
+    expect(await socks.sendA2AMessage(demoSessionUids.ready, { message: "hi" }).catch((e: unknown) => e)).toEqual(
+      new A2AError.A2AInputError({ field: "proxy", reason: "must be an http:// or https:// proxy URL" })
+    )
+    await socks.dispose()
     const messageId = `m-${randomUUID()}`
     const signal = await client.sendA2AMessage(demoSessionUids.ready, { message: "hi", messageId }, {
       signal: 5 as unknown as AbortSignal
