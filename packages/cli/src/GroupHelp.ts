@@ -49,7 +49,17 @@ export interface Leaf {
   readonly description: string
   /** its own help document (description, arguments, options), as @effect/cli builds it */
   readonly help: (config: CliConfig.CliConfig) => HelpDoc.HelpDoc
+  /** its exit codes, when they are not the A2A commands' ({@link exitCodes}) */
+  readonly exitCodes?: ExitCodes | undefined
 }
+
+/**
+ * Exit codes and what each means.
+ *
+ * @since 0.2.0
+ * @category models
+ */
+export type ExitCodes = readonly [readonly [string, string], ...Array<readonly [string, string]>]
 
 /**
  * A runnable command, to be placed `under` its groups.
@@ -59,12 +69,14 @@ export interface Leaf {
  */
 export const leaf = <Name extends string, R, E, A>(
   command: Command.Command<Name, R, E, A>,
-  description: string
+  description: string,
+  exitCodes?: ExitCodes
 ): Leaf => ({
   parents: [],
   usage: Command.getUsage(command),
   description,
-  help: (config) => Command.getHelp(command, config)
+  help: (config) => Command.getHelp(command, config),
+  exitCodes
 })
 
 /**
@@ -242,7 +254,7 @@ const withoutGenericLines = (doc: HelpDoc.HelpDoc): HelpDoc.HelpDoc => {
  * @since 0.1.0
  * @category rendering
  */
-export const exitCodes: readonly [readonly [string, string], ...Array<readonly [string, string]>] = [
+export const exitCodes: ExitCodes = [
   ["0", "the answer was printed (also a Task that ended FAILED, CANCELED or REJECTED)"],
   ["1", "the call failed otherwise (invalid answer, server error, rate limited, not found, Task mode not supported)"],
   ["2", "usage, bad input or missing configuration; nothing was sent"],
@@ -254,9 +266,9 @@ export const exitCodes: readonly [readonly [string, string], ...Array<readonly [
   ["143", "stopped by SIGTERM (a supervisor, timeout(1), a container stop)"]
 ]
 
-const exitCodeList = (): HelpDoc.HelpDoc =>
+const exitCodeList = (codes: ExitCodes = exitCodes): HelpDoc.HelpDoc =>
   HelpDoc.descriptionList(
-    Arr.map(exitCodes, ([code, meaning]): [Span.Span, HelpDoc.HelpDoc] => [Span.text(code), HelpDoc.p(meaning)])
+    Arr.map(codes, ([code, meaning]): [Span.Span, HelpDoc.HelpDoc] => [Span.text(code), HelpDoc.p(meaning)])
   )
 
 const rootOptionList = (executable: string): HelpDoc.HelpDoc =>
@@ -288,7 +300,7 @@ export const renderLeaf = (options: {
     HelpDoc.p(`$ ${[executable, ...leaf.parents].join(" ")} ${usageText(leaf, config)}`),
     withoutGenericLines(leaf.help(config)),
     HelpDoc.h1("EXIT CODES"),
-    exitCodeList()
+    exitCodeList(leaf.exitCodes)
   ])
 }
 

@@ -1145,6 +1145,11 @@ describe("help", () => {
       for (const code of ["0", "1", "2", "3", "4", "5", "6", "130", "143"]) {
         expect(send).toMatch(new RegExp(`\n${code}\n+  \\S`))
       }
+      // the dev platform's own: it serves until stopped, and sends nothing
+      const platform = (yield* runCli(["dev", "platform", "--help"])).stdout.split("\nEXIT CODES\n")[1] ?? ""
+      expect(platform.match(/^\d+$/gm)).toEqual(["1", "2", "130", "143"])
+      expect(platform).toContain("its port is in use")
+      expect(platform).not.toContain("the answer was printed")
     }).pipe(Effect.provide(NodeContext.layer)))
 
   // Each line @effect/cli 0.77.2 adds for a kind of value (Primitive.getHelp): the help shows none of them.

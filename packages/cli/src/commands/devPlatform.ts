@@ -116,4 +116,11 @@ export const command = Command.make("platform", flags, runDevPlatform).pipe(Comm
  * @since 0.1.0
  * @category commands
  */
-export const help: ReadonlyArray<GroupHelp.Leaf> = [GroupHelp.leaf(command, description)]
+export const help: ReadonlyArray<GroupHelp.Leaf> = [
+  GroupHelp.leaf(command, description, [
+    ["1", "the platform could not start (its port is in use or needs privileges)"],
+    ["2", "usage: an unknown flag or a bad value"],
+    ["130", "stopped by Ctrl-C (SIGINT), as it runs until then"],
+    ["143", "stopped by SIGTERM"]
+  ])
+]
