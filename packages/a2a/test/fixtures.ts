@@ -14,7 +14,6 @@ import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as Layer from "effect/Layer"
 import * as Metric from "effect/Metric"
-import * as MetricLabel from "effect/MetricLabel"
 import type * as MetricState from "effect/MetricState"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
@@ -23,6 +22,7 @@ import * as Tracer from "effect/Tracer"
 import { inspect } from "node:util"
 import * as A2AClient from "../src/A2AClient.js"
 import type * as A2AProtocol from "../src/A2AProtocol.js"
+import * as Telemetry from "../src/internal/telemetry.js"
 import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import * as Timeout from "../src/Timeout.js"
 
@@ -331,16 +331,14 @@ export const simulatedWith = (
 }
 
 // Metrics are global: a test reads the change a scenario made.
-const metricLabels = (record: Record<string, string>) =>
-  Object.entries(record).map(([key, value]) => MetricLabel.make(key, value))
 
 /** A counter's count for one label set. */
 export const counterCount = (metric: Metric.Metric.Counter<number>, tags: Record<string, string> = {}) =>
-  Effect.map(Metric.value(Metric.taggedWithLabels(metric, metricLabels(tags))), (state) => state.count)
+  Effect.map(Metric.value(Telemetry.counterWith(metric, tags)), (state) => state.count)
 
 /** A histogram's count and sum for one label set. */
 export const histogramOf = (metric: Metric.Metric.Histogram<number>, tags: Record<string, string>) =>
   Effect.map(
-    Metric.value(Metric.taggedWithLabels(metric, metricLabels(tags))),
+    Metric.value(Telemetry.histogramWith(metric, tags)),
     (state: MetricState.MetricState.Histogram) => ({ count: state.count, sum: state.sum })
   )

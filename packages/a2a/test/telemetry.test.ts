@@ -20,16 +20,17 @@ import { histogramOf } from "./fixtures.js"
 describe("units", () => {
   it.effect("each metric carries the unit @effect/opentelemetry exports (its `unit` tag), as the README gives it", () =>
     Effect.gen(function*() {
+      const { counterWith, histogramWith } = Telemetry
       yield* Effect.all([
-        Metric.value(Telemetry.callDuration),
-        Metric.value(Telemetry.callsActive),
-        Metric.value(Telemetry.httpRequestDuration),
-        Metric.value(Telemetry.resolutions),
-        Metric.value(Telemetry.transientWaits),
-        Metric.value(Telemetry.transientWaitDuration),
-        Metric.value(Telemetry.credentialRefreshes),
-        Metric.value(Telemetry.cacheLookups),
-        Metric.value(Telemetry.messageLimitAnswers)
+        Metric.value(histogramWith(Telemetry.callDuration, {})),
+        Metric.value(counterWith(Telemetry.callsActive, {})),
+        Metric.value(histogramWith(Telemetry.httpRequestDuration, {})),
+        Metric.value(counterWith(Telemetry.resolutions, {})),
+        Metric.value(counterWith(Telemetry.transientWaits, {})),
+        Metric.value(histogramWith(Telemetry.transientWaitDuration, {})),
+        Metric.value(counterWith(Telemetry.credentialRefreshes, {})),
+        Metric.value(counterWith(Telemetry.cacheLookups, {})),
+        Metric.value(counterWith(Telemetry.messageLimitAnswers, {}))
       ])
       const units = new Map(
         Metric.unsafeSnapshot().map((pair) => [

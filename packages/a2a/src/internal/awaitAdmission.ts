@@ -80,5 +80,5 @@ export const awaitAdmission = Effect.fn("a2a.client.resolution", { captureStackT
 const recordWaitTime = (startedMillis: number) =>
   Effect.flatMap(
     Clock.currentTimeMillis,
-    (now) => Metric.update(Telemetry.transientWaitDuration, (now - startedMillis) / 1000)
+    (now) => Metric.update(Telemetry.histogramWith(Telemetry.transientWaitDuration, {}), (now - startedMillis) / 1000)
   )

@@ -28,9 +28,14 @@ export type Method = "SendMessage" | "GetTask" | "CancelTask" | "WaitForTask"
 const callBuckets = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 90, 120, 300, 600, 900]
 const httpBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10, 30, 60, 90, 300, 900]
 
-// `@effect/opentelemetry` exports a metric's unit from its `unit` tag (an attribute of its points as well).
-const withUnit = <Type, In, Out>(metric: Metric.Metric<Type, In, Out>, unit: string): Metric.Metric<Type, In, Out> =>
-  Metric.tagged(metric, "unit", unit)
+// `@effect/opentelemetry` exports a metric's unit from its `unit` tag (an attribute of its points as well). It is
+// tagged with the attributes, in one step (`taggedOnce`): a metric tagged twice builds a new label array per update.
+const units = new WeakMap<object, MetricLabel.MetricLabel>()
+const withUnit = <M extends object>(metric: M, unit: string): M => {
+  units.set(metric, MetricLabel.make("unit", unit))
+  return metric
+}
+const dimensionless = MetricLabel.make("unit", "1")
 
 /** @internal */
 export const callDuration = withUnit(
@@ -192,14 +197,29 @@ const taggedOnce = <M extends object>(tag: (metric: M, labels: Array<MetricLabel
     const known = byLabels.get(key)
     if (known !== undefined) return known
     if (byLabels.size >= maxLabelSets && labels !== overflowLabels) return tagged(metric, overflowLabels)
-    const made = tag(metric, Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value)))
+    const made = tag(metric, [
+      units.get(metric) ?? dimensionless,
+      ...Object.entries(labels).map(([name, value]) => MetricLabel.make(name, value))
+    ])
     byLabels.set(key, made)
     return made
   }
   return tagged
 }
-const counterWith = taggedOnce<Metric.Metric.Counter<number>>(Metric.taggedWithLabels)
-const histogramWith = taggedOnce<Metric.Metric.Histogram<number>>(Metric.taggedWithLabels)
+
+/**
+ * A counter with its unit and the given attributes, as every update and read of it names it.
+ *
+ * @internal
+ */
+export const counterWith = taggedOnce<Metric.Metric.Counter<number>>(Metric.taggedWithLabels)
+
+/**
+ * A histogram with its unit and the given attributes, as every update and read of it names it.
+ *
+ * @internal
+ */
+export const histogramWith = taggedOnce<Metric.Metric.Histogram<number>>(Metric.taggedWithLabels)
 
 /**
  * The address and port of a URL, as OpenTelemetry's `server.address` and `server.port`; none for a URL
