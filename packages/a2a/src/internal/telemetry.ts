@@ -37,84 +37,62 @@ const withUnit = <M extends object>(metric: M, unit: string): M => {
 }
 const dimensionless = MetricLabel.make("unit", "1")
 
+/** A duration in seconds. */
+const seconds = (name: string, buckets: ReadonlyArray<number>, description: string) =>
+  withUnit(Metric.histogram(name, MetricBoundaries.fromIterable(buckets), description), "s")
+
+/** A count of `unit`s; `incremental` unless it goes down as well. */
+const counter = (name: string, description: string, unit: string, incremental = true) =>
+  withUnit(Metric.counter(name, { description, incremental }), unit)
+
 /** @internal */
-export const callDuration = withUnit(
-  Metric.histogram(
-    "a2a.client.call.duration",
-    MetricBoundaries.fromIterable(callBuckets),
-    "Duration of the SDK's A2A calls, in seconds"
-  ),
-  "s"
+export const callDuration = seconds("a2a.client.call.duration", callBuckets, "Duration of the SDK's A2A calls")
+
+/** @internal */
+export const callsActive = counter("a2a.client.calls.active", "A2A calls in flight", "{call}", false)
+
+/** @internal */
+export const httpRequestDuration = seconds(
+  "http.client.request.duration",
+  httpBuckets,
+  "Duration of HTTP client requests"
 )
 
 /** @internal */
-export const callsActive = withUnit(
-  Metric.counter("a2a.client.calls.active", { description: "A2A calls in flight" }),
-  "{call}"
-)
-
-/** @internal */
-export const httpRequestDuration = withUnit(
-  Metric.histogram(
-    "http.client.request.duration",
-    MetricBoundaries.fromIterable(httpBuckets),
-    "Duration of HTTP client requests, in seconds"
-  ),
-  "s"
-)
-
-/** @internal */
-export const resolutions = withUnit(
-  Metric.counter("a2a.client.runtime_access.resolutions", {
-    description: "Runtime-access resolutions, by result",
-    incremental: true
-  }),
+export const resolutions = counter(
+  "a2a.client.runtime_access.resolutions",
+  "Runtime-access resolutions, by result",
   "{resolution}"
 )
 
 /** @internal */
-export const transientWaits = withUnit(
-  Metric.counter("a2a.client.runtime_access.waits", {
-    description: "Waits for a runtime still waking, at the backend's retry_after_ms",
-    incremental: true
-  }),
+export const transientWaits = counter(
+  "a2a.client.runtime_access.waits",
+  "Waits for a runtime still waking, at the backend's retry_after_ms",
   "{wait}"
 )
 
 /** @internal */
-export const transientWaitDuration = withUnit(
-  Metric.histogram(
-    "a2a.client.runtime_access.wait.duration",
-    MetricBoundaries.fromIterable(callBuckets),
-    "Time spent waiting for a runtime still waking, in seconds"
-  ),
-  "s"
+export const transientWaitDuration = seconds(
+  "a2a.client.runtime_access.wait.duration",
+  callBuckets,
+  "Time spent waiting for a runtime still waking"
 )
 
 /** @internal */
-export const credentialRefreshes = withUnit(
-  Metric.counter("a2a.client.credential.refreshes", {
-    description: "Credential refreshes after a 401/403, by peer",
-    incremental: true
-  }),
+export const credentialRefreshes = counter(
+  "a2a.client.credential.refreshes",
+  "Credential refreshes after a 401/403, by peer",
   "{refresh}"
 )
 
 /** @internal */
-export const cacheLookups = withUnit(
-  Metric.counter("a2a.client.cache.lookups", {
-    description: "Runtime-access cache lookups, by result",
-    incremental: true
-  }),
-  "{lookup}"
-)
+export const cacheLookups = counter("a2a.client.cache.lookups", "Runtime-access cache lookups, by result", "{lookup}")
 
 /** @internal */
-export const messageLimitAnswers = withUnit(
-  Metric.counter("a2a.client.message_limit.exceeded", {
-    description: "Direct Messages the runtime ended at the Message limit",
-    incremental: true
-  }),
+export const messageLimitAnswers = counter(
+  "a2a.client.message_limit.exceeded",
+  "Direct Messages the runtime ended at the Message limit",
   "{answer}"
 )
 
