@@ -7,8 +7,10 @@
 import * as internal from "./internal/scrubSecrets.js"
 
 /**
- * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex; a URL, a query, a form)
- * and with its `/` escaped as `\/` (JSON as some servers write it). The SDK hides each of these forms.
+ * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex; a URL, a query, a form),
+ * with its `/` escaped as `\/` (JSON as some servers write it), and base64-encoded in the standard or URL-safe
+ * alphabet, alone or inside a longer encoded value (the characters its own bytes decide, in each of their three
+ * alignments). The SDK hides each of these forms.
  *
  * @since 0.2.0
  * @category redaction

@@ -34,10 +34,34 @@ describe("scrubSecrets", () => {
       token,
       "rt\\/SECRET+runtime-é",
       "rt%2FSECRET%2Bruntime-%C3%A9",
-      "rt%2fSECRET%2bruntime-%c3%a9"
+      "rt%2fSECRET%2bruntime-%c3%a9",
+      // base64 of its UTF-8 bytes at offsets 0, 1 and 2 of an encoded value, each standard and URL-safe
+      "cnQvU0VDUkVUK3J1bnRpbWUtw6",
+      "cnQvU0VDUkVUK3J1bnRpbWUtw6",
+      "J0L1NFQ1JFVCtydW50aW1lLcOp",
+      "J0L1NFQ1JFVCtydW50aW1lLcOp",
+      "ydC9TRUNSRVQrcnVudGltZS3Dq",
+      "ydC9TRUNSRVQrcnVudGltZS3Dq"
     ])
     expect(forms.map((form) => scrubSecrets(`<${form}>`, [secret(token)]))).toEqual(forms.map(() => "<<redacted>>"))
     expect(Redaction.echoedForms("\ud800-secret-value")).toEqual(["\ud800-secret-value", "\ud800-secret-value"])
+  })
+
+  it("replaces a known secret echoed base64-encoded, alone or inside a longer value, in either alphabet", () => {
+    const token = "rt-SECRET~runtime>>?0123"
+    const around = ["", "a", "ab", "abc"].flatMap((before) =>
+      ["", "x", "xy"].map((after) => `${before}${token}${after}`)
+    )
+    const encodings: ReadonlyArray<BufferEncoding> = ["base64", "base64url"]
+    const echoes = encodings.flatMap((encoding) => around.map((value) => Buffer.from(value).toString(encoding)))
+    expect(echoes.some((echo) => /[+/]/.test(echo)) && echoes.some((echo) => /[-_]/.test(echo))).toBe(true)
+    for (const echo of echoes) {
+      const scrubbed = scrubSecrets(`auth=${echo};`, [secret(token)])
+      expect(scrubbed, echo).toContain("<redacted>")
+      // what is left is the characters of the neighbouring bytes (at most four at each end), not the token's
+      expect(scrubbed.replace(/^auth=|;$/g, "").replace("<redacted>", "").replace(/=+$/, "").length, echo)
+        .toBeLessThanOrEqual(8)
+    }
   })
 
   it("a secret made of one repeated character is replaced wherever it stands, however the text repeats it", () => {

@@ -718,6 +718,27 @@ describe("secrets: a platform that echoes them", () => {
   }
 })
 
+describe("secrets: a platform that echoes them base64-encoded", () => {
+  it.effect("no secret in the error: a runtime 500 that quotes its token and the user's inside base64 values", () =>
+    Effect.gen(function*() {
+      // `name=<token>;` encoded whole: the token's characters depend on where its bytes stand in the value
+      const encodedIn = (name: string, secret: string) => btoa(`${name}=${secret};`)
+      let encoded: ReadonlyArray<string> = []
+      const { layer } = simulatedWith({ sessions: [session()] }, (request) => {
+        if (!isSend(request)) return undefined
+        encoded = [encodedIn("rt", bearerOf(request)), encodedIn("refresh", refreshToken)]
+        return { status: 500, body: { message: `cookies ${encoded.join(" ")}` } }
+      }, { refreshToken: SimulatedPlatform.defaultRefreshToken })
+      const error = yield* Effect.flip(
+        Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+      ).pipe(Effect.provide(layer))
+      expect(error._tag).toBe("ServerError")
+      expect(error.message).toMatch(/cookies cnQ9\S?<redacted>\S{0,4} cmVmcmVzaD\S?<redacted>\S{0,4} /)
+      // what is left of each value is its name's and the `;`'s characters
+      for (const value of encoded) expect(errorTexts(error).join("\n")).not.toContain(value.slice(8, -8))
+    }))
+})
+
 describe("secrets: the Agent's profile and a waking runtime's notice, echoing them", () => {
   it.effect("TaskModeNotSupportedError: an agent_uid and response kinds that quote the user's token", () =>
     Effect.gen(function*() {

@@ -15,7 +15,7 @@ describe("Redact", () => {
     )
   })
 
-  it("hides a known secret echoed percent-encoded (either case of hex) or with its / escaped as \\/", () => {
+  it("hides a known secret echoed percent-encoded (either case of hex), with its / escaped as \\/, or base64-encoded", () => {
     const runtime = Redact.knownSecrets([Redacted.make("rt/SECRET+runtime-0123456789")])
     expect(
       Redact.text(
@@ -23,6 +23,8 @@ describe("Redact", () => {
         runtime
       )
     ).toBe("a <redacted> b <redacted> c <redacted>")
+    // inside a longer encoded value: `id=<token>;`
+    expect(Redact.text(`d ${btoa("id=rt/SECRET+runtime-0123456789;")}`, runtime)).toBe("d aWQ9<redacted>Ts=")
   })
 
   it("hides JSON members whose key names a credential, also when the excerpt cuts the value", () => {

@@ -9,6 +9,7 @@
  */
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
+import { encodeBase64 } from "./base64.js"
 import { withoutEscapeSequences } from "./oneLine.js"
 
 /**
@@ -92,8 +93,8 @@ export const scrubSecrets = (text: string, secrets: Iterable<Redacted.Redacted<s
 const matchedAs = (secret: string): string => secret.replace(controlCharacters, "")
 
 /**
- * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex; a URL, a query, a form)
- * and with its `/` escaped as `\/` (JSON as some servers write it).
+ * A secret as a platform may echo it: as is, percent-encoded (upper- or lower-case hex; a URL, a query, a form),
+ * with its `/` escaped as `\/` (JSON as some servers write it), and base64-encoded ({@link base64Forms}).
  *
  * @internal
  */
@@ -101,11 +102,29 @@ export const echoedForms = (secret: string): ReadonlyArray<string> => {
   const forms = [secret, secret.replaceAll("/", "\\/")]
   try {
     const encoded = encodeURIComponent(secret)
-    forms.push(encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()))
+    forms.push(encoded, encoded.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()), ...base64Forms(secret))
   } catch {
-    // A lone surrogate has no percent-encoding: a platform cannot have echoed one.
+    // A lone surrogate has no UTF-8 bytes: a platform cannot have echoed one encoded.
   }
   return forms
+}
+
+const utf8 = new TextEncoder()
+
+/**
+ * The characters of a base64 text (standard and URL-safe alphabet) that only the secret's UTF-8 bytes decide,
+ * wherever those bytes stand in the encoded value: one form for each of their three alignments.
+ */
+const base64Forms = (secret: string): ReadonlyArray<string> => {
+  const bytes = utf8.encode(secret)
+  return [0, 1, 2].flatMap((offset) => {
+    const aligned = new Uint8Array(offset + bytes.length)
+    aligned.set(bytes, offset)
+    const encoded = encodeBase64(aligned).replace(/=+$/, "")
+    // A character that also holds bits of a neighbouring byte is left out, at either end.
+    const form = encoded.slice(offset === 0 ? 0 : offset + 1, aligned.length % 3 === 0 ? undefined : -1)
+    return [form, form.replaceAll("+", "-").replaceAll("/", "_")]
+  })
 }
 
 /** Known secrets by a hash of their last {@link minSecretLength} characters ({@link endingHash}). */
