@@ -118,6 +118,28 @@ describe("rules: the kind of answer (SPEC §4, §7)", () => {
       )
     }))
 
+  it.scoped("an answer that holds both a Message and a Task → envelope, for either kind of request", () =>
+    Effect.gen(function*() {
+      const both = invalid("envelope", "the answer holds both a \"message\" and a \"task\"; A2A allows one")
+      expect(failure(yield* sendAnswered({ message: message(), task: task() }))).toEqual(both)
+      expect(failure(yield* sendAnswered({ task: task(), message: message() }, "task"))).toEqual(both)
+    }))
+
+  it.scoped("a member written null is unset (proto3 JSON): the other one is the answer, or the mismatch", () =>
+    Effect.gen(function*() {
+      expect(success(yield* sendAnswered({ message: message(), task: null }))).toEqual(message())
+      expect(success(yield* sendAnswered({ message: null, task: task() }, "task"))).toEqual(task())
+      expect(failure(yield* sendAnswered({ message: null, task: task() }))).toEqual(
+        invalid("response-kind", "response-kind mismatch: the Agent answered a Message request with a Task")
+      )
+      expect(failure(yield* sendAnswered({ message: null }))).toEqual(
+        invalid("envelope", "the answer has no \"message\" object")
+      )
+      expect(failure(yield* sendAnswered({ task: null }, "task"))).toEqual(
+        invalid("envelope", "the answer has no \"task\" object")
+      )
+    }))
+
   it.scoped("an object with neither → envelope, naming the object expected", () =>
     Effect.gen(function*() {
       expect(failure(yield* sendAnswered({ answer: message() }))).toEqual(
@@ -140,7 +162,7 @@ describe("rules: the kind of answer (SPEC §4, §7)", () => {
 
   it.scoped("\"message\" or \"task\" that is not an object → envelope", () =>
     Effect.gen(function*() {
-      for (const value of ["hello", 7, null, [message()]]) {
+      for (const value of ["hello", 7, [message()]]) {
         expect(failure(yield* sendAnswered({ message: value }))).toEqual(
           invalid("envelope", "\"message\" is not an object")
         )

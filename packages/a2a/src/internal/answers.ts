@@ -166,7 +166,7 @@ export const validateTask = (call: Call, answer: HttpAnswer, task: unknown): Res
 
 /**
  * The answer to `message:send`: `{"message": …}` for `responseKind: "message"`, `{"task": …}` for `"task"`;
- * the other one is a response-kind mismatch.
+ * the other one is a response-kind mismatch, and both at once an invalid envelope.
  *
  * @internal
  */
@@ -189,8 +189,13 @@ const decodeSend = (
   Either.flatMap(jsonObject(call, answer, scrub), (json): Result<A2AProtocol.Message | A2AProtocol.Task> => {
     const expected = responseKind === "message" ? "message" : "task"
     const other = responseKind === "message" ? "task" : "message"
-    if (!(expected in json)) {
-      return other in json
+    // One member of the proto's `oneof`: proto3 JSON writes an unset one as absent or `null`.
+    const holds = (member: string) => member in json && json[member] !== null
+    if (holds(expected) && holds(other)) {
+      return invalid(call, answer, "envelope", "the answer holds both a \"message\" and a \"task\"; A2A allows one")
+    }
+    if (!holds(expected)) {
+      return holds(other)
         ? invalid(
           call,
           answer,
