@@ -75,8 +75,9 @@ const RuntimeNotice = Schema.Struct({
 })
 
 /**
- * The runtime was still starting when the platform's next `retry_after_ms` no longer fitted in the
- * call's budget. Nothing was sent.
+ * The runtime was still starting when the call's time for it ran out: the platform's next `retry_after_ms` no
+ * longer fitted in the call's budget, or (`limit`, `seconds`) the backend's next answer about the runtime did
+ * not come within a phase limit of a `[connect, read]` budget. Nothing was sent.
  *
  * @since 0.1.0
  * @category errors
@@ -88,10 +89,21 @@ export class AgentRuntimeNotReadyError extends Schema.TaggedError<AgentRuntimeNo
     state: Schema.String,
     retryAfterMs: Schema.optional(Schema.Number),
     remainingMs: Schema.Number,
-    detail: Schema.optional(Schema.String)
+    detail: Schema.optional(Schema.String),
+    /** @since 0.2.0 */
+    limit: Schema.optional(Schema.Literal("connect", "read", "response-head")),
+    /** @since 0.2.0 */
+    seconds: Schema.optional(Schema.Number)
   }
 ) {
   override get message(): string {
+    if (this.limit !== undefined) {
+      const limit = this.limit === "response-head" ? "connect + read limits" : `${this.limit} limit`
+      return withIds(
+        `The Agent runtime is still ${this.state}, and the backend's next answer about it did not come within the ${this.seconds} s ${limit}. Nothing was sent`,
+        this
+      )
+    }
     const retry = this.retryAfterMs === undefined ? "" : `; the next check in ${this.retryAfterMs} ms`
     return withIds(
       `The Agent runtime is still ${this.state}${retry} would not fit in the remaining budget of ${this.remainingMs} ms. Nothing was sent`,

@@ -422,11 +422,27 @@ describe("the session's resolution cut by its phase limit during a transient wai
       yield* p.updateSession(sessionUid, (s) => ({ ...s, backend: { resolveDelay: 600_000 } }))
       // the re-resolve at 500 ms gets no head within read (1 s): the resolution ends at 1.5 s
       yield* TestClock.adjust("1500 millis")
-      const errors = [{ ...(yield* Fiber.join(short)) }, { ...(yield* Fiber.join(long)) }]
-      expect(errors).toMatchObject([
-        { _tag: "AgentRuntimeNotReadyError", messageId: "m-short", state: "waking", remainingMs: 6000 - 1500 },
-        { _tag: "AgentRuntimeNotReadyError", messageId: "m-long", state: "waking", remainingMs: 10_000 - 1500 }
+      const errors = [yield* Fiber.join(short), yield* Fiber.join(long)]
+      expect(errors.map((error) => ({ ...error }))).toMatchObject([
+        {
+          _tag: "AgentRuntimeNotReadyError",
+          messageId: "m-short",
+          remainingMs: 6000 - 1500,
+          limit: "read",
+          seconds: 1
+        },
+        {
+          _tag: "AgentRuntimeNotReadyError",
+          messageId: "m-long",
+          remainingMs: 10_000 - 1500,
+          limit: "read",
+          seconds: 1
+        }
       ])
+      // the message names the limit, not a retry that would not fit
+      expect(errors[0]?.message).toMatch(
+        /^The Agent runtime is still waking, and the backend's next answer about it did not come within the 1 s read limit\. Nothing was sent/
+      )
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 500])
       expect(yield* runtimeSends).toEqual([])
     }).pipe(Effect.provide(simulated({
@@ -591,8 +607,20 @@ describe("the session's resolution under the phase limits of each waiting call",
       // the first resolve answers waking (retry in 0.5 s); the next connects within 3 s, or never
       yield* TestClock.adjust("3500 millis")
       expect([{ ...(yield* Fiber.join(one)) }, { ...(yield* Fiber.join(three)) }]).toMatchObject([
-        { _tag: "AgentRuntimeNotReadyError", messageId: "m-1", state: "waking", remainingMs: 11_000 - 3500 },
-        { _tag: "AgentRuntimeNotReadyError", messageId: "m-3", state: "waking", remainingMs: 13_000 - 3500 }
+        {
+          _tag: "AgentRuntimeNotReadyError",
+          messageId: "m-1",
+          remainingMs: 11_000 - 3500,
+          limit: "connect",
+          seconds: 1
+        },
+        {
+          _tag: "AgentRuntimeNotReadyError",
+          messageId: "m-3",
+          remainingMs: 13_000 - 3500,
+          limit: "connect",
+          seconds: 3
+        }
       ])
     }).pipe(Effect.provide(layer))
   })

@@ -241,18 +241,25 @@ export const noteAdmitted = (
 }
 
 /**
- * `AgentRuntimeNotReadyError` for a call still waiting for a transient runtime (nothing sent).
+ * `AgentRuntimeNotReadyError` for a call still waiting for a transient runtime (nothing sent), with the phase
+ * limit that ended the wait, if one did.
  *
  * @internal
  */
-export const notReadyError = (call: Call, transient: RuntimeAccess.Transient, now: number) =>
+export const notReadyError = (
+  call: Call,
+  transient: RuntimeAccess.Transient,
+  now: number,
+  phase?: Pick<AgentRuntimeNotReadyError, "limit" | "seconds">
+) =>
   new AgentRuntimeNotReadyError({
     agentSessionUid: call.agentSessionUid,
     messageId: call.messageId,
     state: transient.state,
     retryAfterMs: transient.retryAfterMs,
     remainingMs: Math.max(0, call.deadlineMillis - now),
-    detail: transient.presence?.detail ?? undefined
+    detail: transient.presence?.detail ?? undefined,
+    ...phase
   })
 
 /** @internal */
@@ -284,7 +291,10 @@ export const timeoutErrorAt = (call: Call, limit: A2ATimeoutError["limit"], now:
   if (limit !== "total" && now >= call.deadlineMillis) return timeoutErrorAt(call, "total", now)
   const { sent, step, waitingFor } = call
   const waiting = step === "resolve-runtime-access" || step === "await-runtime"
-  if (!sent && Option.isSome(waitingFor) && waiting) return notReadyError(call, waitingFor.value, now)
+  if (!sent && Option.isSome(waitingFor) && waiting) {
+    const phase = limit === "total" ? undefined : { limit, seconds: limitSeconds(call.budget, limit) }
+    return notReadyError(call, waitingFor.value, now, phase)
+  }
   return new A2ATimeoutError({
     agentSessionUid: call.agentSessionUid,
     messageId: call.messageId,
