@@ -409,7 +409,7 @@ describe("rejected tokens, with a store that keeps a rejected entry", () => {
 // SPEC §5: a phase limit that ends the session's resolution while it waits for a transient runtime is each
 // waiting call's own AgentRuntimeNotReadyError, with its own time left.
 describe("the session's resolution cut by its phase limit during a transient wait", () => {
-  it.effect("each waiting call: AgentRuntimeNotReadyError with its own messageId and remainingMs", () =>
+  it.effect("each waiting call: AgentRuntimeNotReadyError naming the read limit, with its own messageId and remainingMs", () =>
     Effect.gen(function*() {
       const a2a = yield* client
       const p = yield* platform
@@ -594,7 +594,7 @@ describe("the session's resolution under the phase limits of each waiting call",
     }).pipe(Effect.provide(layer))
   })
 
-  it.effect("a re-resolve during a cold start that gets no connection: each call's own AgentRuntimeNotReadyError", () => {
+  it.effect("a re-resolve during a cold start that gets no connection: each call's own AgentRuntimeNotReadyError, naming its connect limit", () => {
     const { layer } = neverConnecting(1, [
       session({ access: { _tag: "StuckTransient", state: "waking", retryAfterMs: 500 } })
     ])
