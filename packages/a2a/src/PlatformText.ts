@@ -14,3 +14,13 @@ import * as internal from "./internal/oneLine.js"
  * @category rendering
  */
 export const withoutEscapeSequences: (text: string) => string = internal.withoutEscapeSequences
+
+/**
+ * `text` as one line, as the SDK puts the platform's text in its errors: escape sequences removed whole,
+ * whitespace runs (line breaks included) one space, control characters and the bidirectional formatting
+ * characters (U+061C, U+200E, U+200F, U+202A–U+202E, U+2066–U+2069) removed, the ends trimmed.
+ *
+ * @since 0.2.0
+ * @category rendering
+ */
+export const oneLine: (text: string) => string = internal.oneLine

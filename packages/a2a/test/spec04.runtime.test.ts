@@ -526,6 +526,13 @@ describe("rules: platform text in an error is one bounded line (SPEC §9, hostil
       expect(error).toMatchObject({ _tag: "ServerError", detail: `${shown}…`, reason: `REASON ${"R".repeat(193)}…` })
     }))
 
+  it.scoped("the runtime's message: bidirectional formatting characters gone, so it reads as it was sent", () =>
+    Effect.gen(function*() {
+      // U+202E would show "gnp.exe" as "exe.png"; U+2066..U+2069, U+200F and U+061C reorder text as well
+      const error = yield* failing(500, rpc(500, "file \u202egnp.exe\u202c ok \u2066x\u2069 \u200fy\u061c z", []))
+      expect(error).toMatchObject({ _tag: "ServerError", detail: "file gnp.exe ok x y z" })
+    }))
+
   it.scoped("a message of 1,000 characters is kept whole", () =>
     Effect.gen(function*() {
       const error = yield* failing(400, rpc(400, "y".repeat(1000), []))

@@ -28,23 +28,19 @@ export const isUnsafe = (text: string): boolean => unsafe.test(text)
 export const escapeUnsafe = (text: string, escape: (char: string) => string): string =>
   text.replace(everyUnsafe, escape)
 
-const lineBreak = /\r\n|[\n\r\v\f\u0085\u2028\u2029]/
 const otherLineBreaks = /\r\n?|[\v\f\u0085\u2028\u2029]/g
 const unsafeInLines = /[^\P{Cc}\n\t]|[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu
 
 const withoutEscapes = PlatformText.withoutEscapeSequences
 
-const withoutUnsafe = (line: string): string => line.replace(everyUnsafe, (char) => char === "\t" ? " " : "")
-
 /**
- * A text as one line: escape sequences and unsafe characters removed, line breaks and tabs one space.
+ * A text as one line: escape sequences and unsafe characters removed, whitespace runs (line breaks and tabs
+ * included) one space, as the SDK writes the platform's text in its errors.
  *
  * @since 0.2.0
  * @category rendering
  */
-export const oneLine = (text: string): string =>
-  withoutEscapes(text).split(lineBreak).map((line) => withoutUnsafe(line).trim())
-    .filter((line) => line !== "").join(" ")
+export const oneLine: (text: string) => string = PlatformText.oneLine
 
 /**
  * A text as the lines it has, tabs kept: escape sequences and unsafe characters removed.
