@@ -1,6 +1,6 @@
 // Mutation testing of the SDK's core modules against the SDK's own suite (packages/a2a vitest project).
 // Run with `pnpm mutate`; one module: `pnpm mutate --mutate packages/a2a/src/internal/budget.ts`.
-// Not part of CI (see docs/ARCHITECTURE.md, "Mutation testing", for how long a run takes).
+// Not part of CI (docs/BENCHMARKS.md, "Mutation runs", says how long a run takes); CI checks the committed result.
 /** @type {import("@stryker-mutator/api/core").PartialStrykerOptions} */
 export default {
   testRunner: "vitest",

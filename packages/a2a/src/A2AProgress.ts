@@ -42,7 +42,8 @@ export interface MessageSending {
 }
 
 /**
- * Reported before each wait for a transient runtime.
+ * Reported before a wait for a transient runtime. Calls that share their session's resolution see its events;
+ * a call is given the latest, so one reported while the call was busy may be replaced by the next.
  *
  * @since 0.1.0
  * @category models
@@ -59,7 +60,10 @@ export interface RuntimeAccessProgress {
   readonly presenceDetail: string | undefined
   /** The wait before the next resolution. */
   readonly retryAfterMs: number
-  /** 1 for the first resolution of the call, then 2, 3, … */
+  /**
+   * The session's resolution's resolve count: 1 for its first resolve, then 2, 3, … (a call that joined it late
+   * starts higher).
+   */
   readonly attempt: number
 }
 

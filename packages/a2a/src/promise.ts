@@ -178,8 +178,9 @@ const proxyOptionError = (error: ConfigError.ConfigError): ConfigError.ConfigErr
 
 /**
  * Builds a Promise client on undici with an in-memory access cache. Without options it reads
- * `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` and the optional `MAINSEQUENCE_REFRESH_TOKEN` and
- * `MAINSEQUENCE_USERNAME` from the environment (a missing variable rejects the first call). Requests go
+ * `MAINSEQUENCE_ENDPOINT`, `MAINSEQUENCE_ACCESS_TOKEN` and the optional `MAINSEQUENCE_REFRESH_TOKEN`,
+ * `MAINSEQUENCE_USERNAME` and `MAINSEQUENCE_MAX_RESPONSE_BYTES` from the environment (a missing or unusable
+ * variable rejects every call of the client). Requests go
  * through the proxy of the environment (`HTTPS_PROXY`, `HTTP_PROXY`, `NO_PROXY`) unless `proxy` says otherwise.
  *
  * @example

@@ -38,7 +38,7 @@ export const encodeJson = (value: unknown): Uint8Array => encoder.encode(JSON.st
 
 /**
  * A body that is all there at once, as its HTTP client can read it without running its `Stream` (running
- * one costs a few hundred microseconds of CPU, most of a simulated request): its bytes, and what to record
+ * one is most of the cost of a simulated request): its bytes, and what to record
  * when they are handed over whole.
  *
  * @internal

@@ -1,7 +1,7 @@
 /**
- * Standard base64 for attachments. `effect/Encoding.encodeBase64` builds its string piecewise and takes
- * seconds for a 15 MiB file; this writes the ASCII into one buffer and decodes it once (~25× faster),
- * without depending on Node's `Buffer`.
+ * Standard base64 for attachments. `effect/Encoding.encodeBase64` builds its string piecewise, slow for a file
+ * of megabytes (docs/BENCHMARKS.md); this writes the ASCII into one buffer and decodes it once, without
+ * depending on Node's `Buffer`.
  */
 const alphabet = new TextEncoder().encode("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 const pad = 61 // "="

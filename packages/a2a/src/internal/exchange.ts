@@ -334,8 +334,8 @@ export const platformText = (
   scrub: (text: string) => string,
   maxLength: number
 ): string | undefined => {
-  // Only the start can be shown: a long text is scrubbed up to `scrubMargin` past it (scrubbed whole, 60 MiB
-  // of credentials cost the call seconds), without what the cut may have left of a secret.
+  // Only the start can be shown: a long text is scrubbed up to `scrubMargin` past it (not whole: its cost grows
+  // with the body), without what the cut may have left of a secret.
   const shownLength = maxLength * 4
   const long = text.length > shownLength + scrubMargin
   const scrubbed = long ? withoutCutEnd(scrub(text.slice(0, shownLength + scrubMargin))).trim() : scrub(text).trim()

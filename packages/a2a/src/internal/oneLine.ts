@@ -6,7 +6,7 @@
 
 // Escape sequences (ECMA-48): a control sequence (CSI), a control string (OSC, DCS, …) up to its terminator, any
 // other escape. Each part repeats one character class: no hostile text makes it slow or overflow the stack, as
-// Node's `stripVTControlCharacters` does from 8 MiB.
+// Node's `stripVTControlCharacters` does on a long one.
 const escapeSequence = new RegExp(
   [
     "(?:\u001b\\[|\u009b)[0-?]*[ -/]*[@-~]",

@@ -15,7 +15,6 @@ import { cutText, maxDetailLength } from "./exchange.js"
 import { scrubTexts } from "./scrubSecrets.js"
 import * as Telemetry from "./telemetry.js"
 
-// Built once: `Schema.decodeUnknown` compiles the schema's parser on each call.
 const decodeAnswer = Schema.decodeUnknown(RuntimeAccess.ResolveRuntimeAccessAnswer)
 
 /** A text of the platform's for display: scrubbed of secrets and at most `maxDetailLength` characters. */

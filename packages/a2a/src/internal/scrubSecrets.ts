@@ -137,8 +137,8 @@ const endingHash = (text: string, end: number): number => {
   return hash & 0x3fffffff
 }
 
-// Found by their ends: tokens often share their start (every JWT's header). A map of hashes is made in
-// microseconds for hundreds of tokens, where one pattern of them took a millisecond to compile at each new one.
+// Found by their ends: tokens often share their start (every JWT's header). A map of hashes is cheap to make
+// again when a token is added; one pattern of them all would be compiled again each time.
 const indexOf = (values: Iterable<string>): SecretsIndex | undefined => {
   const byEnding = new Map<number, Array<string>>()
   for (const value of new Set(Array.from(values, echoedForms).flat())) {
