@@ -8,10 +8,11 @@
 import type * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
+import * as Equivalence from "effect/Equivalence"
 import type * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import type * as Queue from "effect/Queue"
-import type * as Redacted from "effect/Redacted"
+import * as Redacted from "effect/Redacted"
 import type * as Tracer from "effect/Tracer"
 import { type A2AError, type A2AStep, A2ATimeoutError, AgentRuntimeNotReadyError } from "../A2AError.js"
 import type * as A2AProgress from "../A2AProgress.js"
@@ -217,9 +218,33 @@ export const noteTask = (call: Call, task: A2AProtocol.Task, scrub: (text: strin
 
 const lastTaskShown = (call: Call): unknown => Option.getOrUndefined(call.lastTask)?.()
 
-/** @internal */
-export const noteRejected = (session: SessionState, tokens: ReadonlyArray<Redacted.Redacted<string>>): void => {
-  session.rejectedTokens = tokens
+/**
+ * Whether two tokens are the same secret.
+ *
+ * @internal
+ */
+export const sameToken = Redacted.getEquivalence(Equivalence.string)
+
+/** How many rejected tokens a session remembers. */
+const rememberedRejections = 16
+
+/**
+ * The runtime rejected `token` for the session: remembered, the newest first, a bounded few.
+ *
+ * @internal
+ */
+export const rememberRejected = (session: SessionState, token: Redacted.Redacted<string>): void => {
+  // Stryker disable next-line MethodExpression: only bounds the memory kept; no rule reads past 16 tokens
+  session.rejectedTokens = [token, ...session.rejectedTokens].slice(0, rememberedRejections)
+}
+
+/**
+ * The backend handed `token` out again after the runtime rejected it: its word is newer.
+ *
+ * @internal
+ */
+export const forgetRejected = (session: SessionState, token: Redacted.Redacted<string>): void => {
+  session.rejectedTokens = session.rejectedTokens.filter((rejected) => !sameToken(rejected, token))
 }
 
 /**
@@ -232,12 +257,22 @@ export const beginAttempt = (call: Call): Effect.Effect<void> =>
     ;(call as MutableCall).admittedBefore = call.session.admitted
   })
 
-/** @internal */
-export const noteAdmitted = (
-  session: SessionState,
-  access: RuntimeAccessCache.CachedRuntimeAccess | undefined
-): void => {
+/**
+ * The session's resolution admitted `access`: a call refused since its attempt began may take it.
+ *
+ * @internal
+ */
+export const noteAdmitted = (session: SessionState, access: RuntimeAccessCache.CachedRuntimeAccess): void => {
   session.admitted = access
+}
+
+/**
+ * The session's last admitted access is not to be taken again (its runtime could not be reached).
+ *
+ * @internal
+ */
+export const forgetAdmitted = (session: SessionState): void => {
+  session.admitted = undefined
 }
 
 /**

@@ -10,17 +10,14 @@ import * as Option from "effect/Option"
 import * as Predicate from "effect/Predicate"
 import { RuntimeAuthError } from "../A2AError.js"
 import type * as RuntimeAccessCache from "../RuntimeAccessCache.js"
-import { beginAttempt, noteAdmitted, noteRejected, spanAttributes } from "./callContext.js"
+import { beginAttempt, forgetAdmitted, rememberRejected, sameToken, spanAttributes } from "./callContext.js"
 import type { CallContext } from "./clientEnv.js"
 import { serverUnreachable } from "./exchange.js"
 import type { RuntimeRejected } from "./sendToRuntime.js"
-import { sameToken, usableCachedAccess, wasRejected } from "./sessionResolution.js"
+import { usableCachedAccess, wasRejected } from "./sessionResolution.js"
 import * as Telemetry from "./telemetry.js"
 
 type Access = RuntimeAccessCache.CachedRuntimeAccess
-
-/** How many rejected tokens a session remembers. */
-const rememberedRejections = 16
 
 /**
  * Steps 2–3 and 4 as `refreshOnce` runs them.
@@ -47,15 +44,14 @@ const forget = (ctx: CallContext, access: Access) =>
 /** A runtime that cannot be reached: no call takes the session's last admitted access without resolving again. */
 const forgetUnreachable = (ctx: CallContext, access: Access) =>
   Effect.suspend(() => {
-    noteAdmitted(ctx.session, undefined)
+    forgetAdmitted(ctx.session)
     return forget(ctx, access)
   })
 
 /** Remembers the rejected token and drops the cached access if it still holds it. */
 const drop = (ctx: CallContext, rejected: Access) =>
   Effect.suspend(() => {
-    // Stryker disable next-line MethodExpression: only bounds the memory kept; no rule reads past 16 tokens
-    noteRejected(ctx.session, [rejected.token, ...ctx.session.rejectedTokens].slice(0, rememberedRejections))
+    rememberRejected(ctx.session, rejected.token)
     return forget(ctx, rejected)
   })
 

@@ -10,14 +10,12 @@ import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
-import * as Equivalence from "effect/Equivalence"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import * as FiberId from "effect/FiberId"
 import * as FiberSet from "effect/FiberSet"
 import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
-import * as Redacted from "effect/Redacted"
 import type * as Tracer from "effect/Tracer"
 import type { A2ATimeoutError } from "../A2AError.js"
 import * as A2AProgress from "../A2AProgress.js"
@@ -29,11 +27,12 @@ import {
   type Call,
   endAt,
   enterStep,
+  forgetRejected,
   noteAdmitted,
-  noteRejected,
   noteWaiting,
   notReadyError,
   type Resolution,
+  sameToken,
   type SessionState,
   type SessionWait,
   setAwaiting,
@@ -50,13 +49,6 @@ type Access = RuntimeAccessCache.CachedRuntimeAccess
 // Stryker disable next-line ObjectLiteral,BooleanLiteral: only drops the results, which nothing reads
 const discard = { discard: true } as const
 type Outcome = Exit.Exit<Option.Option<Access>, RuntimeAccessCache.ResolveError>
-
-/**
- * Whether two tokens are the same secret.
- *
- * @internal
- */
-export const sameToken = Redacted.getEquivalence(Equivalence.string)
 
 /**
  * Whether the runtime already rejected this access's token for the session (as seen by the calls in flight).
@@ -218,8 +210,7 @@ const run = (session: SessionState, resolution: Resolution, call: CallContext, f
     noteAdmitted(session, access)
     const { notice, state } = admitted.value
     if (notice !== undefined) resolution.admittedNotice = { state, notice }
-    // The backend handed this token out again after the runtime rejected it: its word is newer.
-    noteRejected(session, session.rejectedTokens.filter((token) => !sameToken(token, access.token)))
+    forgetRejected(session, access.token)
     yield* call.cache.set(call.key, access, firstDeadline(resolution))
     return Option.some(access)
   })
