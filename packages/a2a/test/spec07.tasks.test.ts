@@ -16,6 +16,7 @@ import {
   jsonResponse,
   platform,
   recordSpans,
+  resolves,
   runFor,
   runtimeSends,
   session,
@@ -120,6 +121,14 @@ describe("rules: waitForA2ATask's intervals (SPEC §7)", () => {
       expect(outcome.error).toBeUndefined()
       expect(outcome.value?.status.state).toBe("TASK_STATE_INPUT_REQUIRED")
     }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 2000, task: { queuedMs: 0, questions: ["Which one?"] } }))))
+
+  it.effect("an interrupted state (AUTH_REQUIRED) ends the wait with that Task", () =>
+    Effect.gen(function*() {
+      const { outcome } = yield* waitFor(60, "1 minute")
+      expect(outcome.error).toBeUndefined()
+      expect(outcome.value?.status.state).toBe("TASK_STATE_AUTH_REQUIRED")
+      expect(outcome.millis).toBeLessThan(5000)
+    }).pipe(Effect.provide(queuelessTaskAgent({ workMs: 2000, task: { queuedMs: 0, outcome: "auth_required" } }))))
 
   it.effect("a Task already terminal is returned by the first get, without waiting", () =>
     Effect.gen(function*() {
@@ -288,16 +297,30 @@ describe("Task mode", () => {
       }
     }).pipe(Effect.provide(taskAgent())))
 
-  it.effect("task calls refresh once on 401 like a send", () =>
-    Effect.gen(function*() {
-      const a2a = yield* client
-      const p = yield* platform
-      const created = yield* a2a.sendA2AMessage(sessionUid, { message: "job", responseKind: "task" })
-      yield* p.rotateRuntimeToken(sessionUid)
-      const got = yield* a2a.getA2ATask(sessionUid, created.id)
-      expect(got.id).toBe(created.id)
-      expect((yield* p.requestLog).filter((e) => e.route === "task-get").map((e) => e.status)).toEqual([401, 200])
-    }).pipe(Effect.provide(taskAgent())))
+  for (const status of [401, 403] as const) {
+    type TaskCall = (a2a: A2AClient.Service, id: string) => Effect.Effect<A2AProtocol.Task, object>
+    const calls: ReadonlyArray<readonly [string, string, TaskCall]> = [
+      ["get", "task-get", (a2a, id) => a2a.getA2ATask(sessionUid, id)],
+      ["wait", "task-get", (a2a, id) => a2a.waitForA2ATask(sessionUid, id)],
+      ["cancel", "task-cancel", (a2a, id) => a2a.cancelA2ATask(sessionUid, id)]
+    ]
+    for (const [name, route, call] of calls) {
+      it.effect(`task ${name} refreshes once on ${status} like a send, then succeeds with the same Task`, () =>
+        Effect.gen(function*() {
+          const a2a = yield* client
+          const p = yield* platform
+          const created = yield* a2a.sendA2AMessage(sessionUid, { message: "job", responseKind: "task" })
+          yield* p.rotateRuntimeToken(sessionUid)
+          const { value } = yield* runFor(call(a2a, created.id), "10 seconds")
+          expect(value?.id).toBe(created.id)
+          const statuses = (yield* p.requestLog).filter((e) => e.route === route).map((e) => e.status)
+          expect(statuses.slice(0, 2)).toEqual([status, 200])
+          expect((yield* resolves).length).toBe(2)
+        }).pipe(Effect.provide(simulated({
+          sessions: [session({ agent: { taskSupport: true, workMs: 1000 }, token: { staleTokenStatus: status } })]
+        }))))
+    }
+  }
 })
 
 const busyTaskAgent = simulated({ sessions: [session({ agent: { taskSupport: true, workMs: 5000 } })] })
