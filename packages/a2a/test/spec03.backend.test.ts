@@ -2,6 +2,7 @@
 import type * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import { SimulatedPlatform } from "@mainsequence/a2a-testing"
+import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Redacted from "effect/Redacted"
 import * as A2AClient from "../src/A2AClient.js"
@@ -10,13 +11,17 @@ import {
   base,
   client,
   failFor,
+  fakePlatform,
+  jsonResponse,
   platform,
+  readyAccessForTests,
   recordSpans,
   refreshUrl,
   resolves,
   resolveUrl,
   runFor,
   runtimeSends,
+  sendUrl,
   session,
   sessionUid,
   simulated,
@@ -670,4 +675,78 @@ describe("diagnostic fields never decide (SPEC §3)", () => {
         })
       ]
     }))))
+})
+
+// SPEC §3: can_submit decides alone; transient states are checking | starting | waking | updating; the presence
+// is diagnostic only. The backend's answers are written by hand, one per resolve, the last one repeated.
+const answeredInTurn = (answers: ReadonlyArray<Record<string, unknown>>) => {
+  const resolveAt: Array<number> = []
+  const agentAnswer = { messageId: "a-1", role: "ROLE_AGENT", contextId: sessionUid, parts: [{ text: "hello" }] }
+  const layer = fakePlatform((request) =>
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      if (request.url === sendUrl) return jsonResponse(request, 200, { message: agentAnswer })
+      resolveAt.push(now)
+      return jsonResponse(request, 200, {
+        ...readyAccessForTests,
+        ...answers[Math.min(resolveAt.length, answers.length) - 1]
+      })
+    })
+  )
+  return { layer, resolveAt }
+}
+
+const interaction = (state: string, canSubmit: boolean, retryAfterMs: number | null) => ({
+  runtime_interaction: { state, can_submit: canSubmit, notice: null, operation: null, retry_after_ms: retryAfterMs }
+})
+
+describe("rules: can_submit is the only admission (SPEC §3)", () => {
+  for (const state of ["checking", "starting", "waking", "updating"]) {
+    it.effect(`${state} with can_submit false and a numeric retry_after_ms is transient: it waits, resolves again, sends`, () => {
+      const { layer, resolveAt } = answeredInTurn([
+        { mode: "unavailable", rpc_url: null, token: null, ...interaction(state, false, 1500) },
+        interaction("ready", true, null)
+      ])
+      return Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const { millis, value } = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "10 seconds")
+        expect(value?.parts).toEqual([{ text: "hello" }])
+        expect(resolveAt).toEqual([0, 1500])
+        expect(millis).toBe(1500)
+      }).pipe(Effect.provide(layer))
+    })
+
+    it.effect(`${state} with can_submit true is admitted at once, its retry_after_ms ignored`, () => {
+      const { layer, resolveAt } = answeredInTurn([interaction(state, true, 1500)])
+      return Effect.gen(function*() {
+        const a2a = yield* A2AClient.A2AClient
+        const { millis, value } = yield* runFor(a2a.sendA2AMessage(sessionUid, { message: "hi" }), "10 seconds")
+        expect(value?.parts).toEqual([{ text: "hello" }])
+        expect(resolveAt).toEqual([0])
+        expect(millis).toBe(0)
+      }).pipe(Effect.provide(layer))
+    })
+  }
+
+  it.effect("the presence never decides: not_deployed with can_submit true sends; serving with a terminal state fails", () => {
+    const presence = (phase: string) => ({ phase, replicas: { desired: 1, actual: 1 }, detail: `${phase}.` })
+    const admitted = answeredInTurn([{
+      ...interaction("ready", true, null),
+      runtime_presence: presence("not_deployed")
+    }])
+    const refused = answeredInTurn([{
+      mode: "unavailable",
+      rpc_url: null,
+      token: null,
+      ...interaction("update_required", false, null),
+      runtime_presence: presence("serving")
+    }])
+    return Effect.gen(function*() {
+      const send = Effect.flatMap(A2AClient.A2AClient, (a2a) => a2a.sendA2AMessage(sessionUid, { message: "hi" }))
+      const answer = yield* Effect.provide(send, admitted.layer)
+      expect(answer.parts).toEqual([{ text: "hello" }])
+      const error = yield* Effect.flip(Effect.provide(send, refused.layer))
+      expect(error).toMatchObject({ _tag: "AgentRuntimeUnavailableError", state: "update_required" })
+      expect([admitted.resolveAt, refused.resolveAt]).toEqual([[0], [0]])
+    })
+  })
 })
