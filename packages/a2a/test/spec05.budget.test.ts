@@ -23,6 +23,7 @@ import {
   platform,
   recordSpans,
   resolves,
+  runFor,
   runtimeSends,
   sendUrl,
   session,
@@ -139,6 +140,24 @@ describe("rules: running out while waiting for a transient runtime (SPEC §1.3, 
       expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000, 2000])
       expect(yield* runtimeSends).toEqual([])
     }).pipe(Effect.provide(simulated({ sessions: [waking] }))))
+
+  it.effect("a next retry that fits with a millisecond to spare is waited for: the runtime ready then gets the send", () =>
+    Effect.gen(function*() {
+      const a2a = yield* client
+      // resolves at 0 and 1 s answer waking; the one at 2 s, 1 ms before the 2.001 s budget ends, admits
+      const { error, millis } = yield* runFor(
+        a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1", timeout: 2.001 }),
+        "1 minute"
+      )
+      expect(error).toBeUndefined()
+      expect(millis).toBe(2000)
+      expect((yield* resolves).map((r) => r.atMs)).toEqual([0, 1000, 2000])
+      expect(yield* runtimeSends).toHaveLength(1)
+    }).pipe(Effect.provide(simulated({
+      sessions: [
+        session({ access: { _tag: "ColdStart", phases: [{ state: "waking", retryAfterMs: 1000, durationMs: 2000 }] } })
+      ]
+    }))))
 
   it.effect("a call that joins the wait with a deadline before the next resolve leaves by it; the leader goes on", () =>
     Effect.gen(function*() {
