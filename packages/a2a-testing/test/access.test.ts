@@ -10,6 +10,7 @@ import {
   AGENT,
   BASE,
   exchange,
+  OTHER_SESSION,
   REFRESH_TOKEN,
   resolve,
   resolveRequest,
@@ -18,7 +19,6 @@ import {
   SESSION
 } from "./support.js"
 
-const OTHER_SESSION = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
 const TASK_AGENT = "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f60"
 
 describe("resolve-runtime-access (SPEC §3)", () => {

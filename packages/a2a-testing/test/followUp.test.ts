@@ -1,14 +1,18 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
-import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { DemoSessions, layerTest, SimulatedPlatform } from "../src/index.js"
-import { admitted, type Answer, getTask, messageBody, rpcError, scenario, send, SESSION } from "./support.js"
-
-const OTHER_SESSION = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
-
-const TaskAnswer = Schema.Struct({ task: Schema.Struct({ id: Schema.String }) })
-const taskIdOf = (answer: Answer) => Effect.map(Schema.decodeUnknown(TaskAnswer)(answer.json), ({ task }) => task.id)
+import {
+  admitted,
+  getTask,
+  messageBody,
+  OTHER_SESSION,
+  rpcError,
+  scenario,
+  send,
+  SESSION,
+  taskIdOf
+} from "./support.js"
 
 /** A follow-up turn body: a Task-mode send whose `message.taskId` names the Task. */
 const followUpBody = (taskId: string, text: string, messageId: string, responseKind: "task" | "message" = "task") => {

@@ -13,6 +13,7 @@ import {
   BASE,
   exchange,
   messageBody,
+  OTHER_SESSION,
   OUTPUT_CONTRACT,
   rpcError,
   scenario,
@@ -598,11 +599,11 @@ describe("runtime tokens", () => {
       const answer = yield* send(
         first.rpcUrl,
         first.token,
-        messageBody({ contextId: "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" })
+        messageBody({ contextId: OTHER_SESSION })
       )
       expect(answer.status).toBe(400)
       expect(answer.json).toMatchObject({ error: { details: [{ fieldViolations: [{ field: "message.contextId" }] }] } })
     }).pipe(Effect.provide(layerTest({
-      sessions: [scenario(), scenario({ sessionUid: "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f" })]
+      sessions: [scenario(), scenario({ sessionUid: OTHER_SESSION })]
     }))))
 })

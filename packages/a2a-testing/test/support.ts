@@ -13,6 +13,8 @@ export const REFRESH_TOKEN = Redacted.value(SimulatedPlatform.defaultRefreshToke
 export const SESSION = "0b2701a1-e777-4cfe-8437-b94025f00069"
 export const AGENT = "5a1c7d0e-3b4f-4e2a-9c8d-7f6e5d4c3b2a"
 export const SERVICE = "7bd86be3-d11a-4ad1-8fe2-9260ccdbca7f"
+/** A second session, for what must stay with its own. */
+export const OTHER_SESSION = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
 
 export const RESPONSE_KIND_EXTENSION = "https://mainsequence.ai/a2a/extensions/response-kind/v1"
 export const OUTPUT_CONTRACT = "https://mainsequence.ai/a2a/extensions/output-contract/v1"
@@ -165,3 +167,9 @@ export const rpcError = (answer: Answer) =>
     ...error,
     reason: error.details?.find((detail) => detail["@type"] === "type.googleapis.com/google.rpc.ErrorInfo")?.reason
   }))
+
+const TaskAnswer = Schema.Struct({ task: Schema.Struct({ id: Schema.String }) })
+
+/** The id of the Task a `message:send` answer holds. */
+export const taskIdOf = (answer: Answer) =>
+  Effect.map(Schema.decodeUnknown(TaskAnswer)(answer.json), ({ task }) => task.id)

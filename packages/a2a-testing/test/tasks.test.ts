@@ -1,26 +1,20 @@
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
-import * as Schema from "effect/Schema"
 import * as TestClock from "effect/TestClock"
 import { layerTest, SimulatedPlatform } from "../src/index.js"
 import {
   admitted,
-  type Answer,
   cancelTask,
   getTask,
   messageBody,
+  OTHER_SESSION,
   rpcError,
   scenario,
   send,
-  SESSION
+  SESSION,
+  taskIdOf
 } from "./support.js"
-
-const OTHER_SESSION = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
-
-const TaskAnswer = Schema.Struct({ task: Schema.Struct({ id: Schema.String }) })
-
-const taskIdOf = (answer: Answer) => Effect.map(Schema.decodeUnknown(TaskAnswer)(answer.json), ({ task }) => task.id)
 
 const taskAgent = (task: Record<string, unknown> = {}, workMs = 5000) =>
   scenario({ agent: { taskSupport: true, workMs, task } })
