@@ -3,6 +3,7 @@ import * as FileSystem from "@effect/platform/FileSystem"
 import * as Path from "@effect/platform/Path"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import { execFileSync } from "node:child_process"
@@ -226,6 +227,43 @@ describe("FileAccessStore", () => {
         Option.some(access(3).rpcUrl)
       )
     }).pipe(Effect.provide(NodeContext.layer)))
+
+  it.scoped("every write is atomic: a 0600 temp file in the same directory, renamed over the cache file", () => {
+    // The file system as the store sees it, with each write and rename it asks for recorded.
+    const operations: Array<string> = []
+    const recording = Layer.effect(
+      FileSystem.FileSystem,
+      Effect.map(FileSystem.FileSystem, (fs): FileSystem.FileSystem => ({
+        ...fs,
+        writeFile: (path, data, options) => {
+          operations.push(`writeFile ${path}`)
+          return fs.writeFile(path, data, options)
+        },
+        writeFileString: (path, data, options) => {
+          operations.push(`writeFileString ${path} mode ${options?.mode?.toString(8)}`)
+          return fs.writeFileString(path, data, options)
+        },
+        rename: (from, to) => {
+          operations.push(`rename ${from} -> ${to}`)
+          return fs.rename(from, to)
+        }
+      }))
+    ).pipe(Layer.provideMerge(NodeContext.layer))
+    return Effect.gen(function*() {
+      const { directory, file, path, store } = yield* setup
+      yield* store.set("k", access(1))
+      yield* store.remove("k")
+      const temp = /^(.+) -> (.+)$/
+      const renames = operations.filter((op) => op.startsWith("rename ")).map((op) => temp.exec(op.slice(7)))
+      expect(renames).toHaveLength(2)
+      for (const rename of renames) {
+        const [, from = "", to = ""] = rename ?? []
+        expect([to, path.dirname(from), from.endsWith(".tmp")]).toEqual([file, directory, true])
+        expect(operations).toContain(`writeFileString ${from} mode 600`)
+      }
+      expect(operations.filter((op) => op.includes(`${file} mode`) || op === `writeFile ${file}`)).toEqual([])
+    }).pipe(Effect.provide(recording))
+  })
 
   it.scoped("concurrent writers (two stores, as two processes) never leave a torn file", () =>
     Effect.gen(function*() {
