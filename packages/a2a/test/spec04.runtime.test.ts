@@ -9,19 +9,18 @@ import * as ConfigProvider from "effect/ConfigProvider"
 import * as Effect from "effect/Effect"
 import type * as Either from "effect/Either"
 import * as Exit from "effect/Exit"
-import * as Layer from "effect/Layer"
-import * as Redacted from "effect/Redacted"
 import * as Schema from "effect/Schema"
 import * as A2AClient from "../src/A2AClient.js"
 import * as A2AProtocol from "../src/A2AProtocol.js"
-import * as RuntimeAccessCache from "../src/RuntimeAccessCache.js"
 import {
   client,
   clientOf,
   failFor,
+  fakePlatform,
   fakeRuntime,
   jsonResponse,
   platform,
+  readyAccessForTests,
   runtimeSends,
   schemaViolations,
   sendUrl,
@@ -1163,15 +1162,8 @@ describe("maxResponseBytes", () => {
 // that read it; an answer of exactly maxResponseBytes is taken; a non-JSON body is described by its media
 // type (without parameters, lower-cased) and an HTML page by its title; rpc_url's trailing slashes are trimmed.
 
-const backend = "https://backend.example"
-const resolveUrl = `${backend}/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
-const ready = (rpcUrl: string) => ({
-  mode: "token",
-  rpc_url: rpcUrl,
-  token: "runtime-token",
-  expires_at: null,
-  runtime_interaction: { state: "ready", can_submit: true, retry_after_ms: null }
-})
+const resolveUrl = `https://backend.example/api/v1/agent-sessions/${sessionUid}/resolve-runtime-access/`
+const ready = (rpcUrl: string) => ({ ...readyAccessForTests, rpc_url: rpcUrl })
 const agentMessage = {
   message: { messageId: "a-1", role: "ROLE_AGENT", contextId: sessionUid, parts: [{ text: "ok" }] }
 }
@@ -1183,7 +1175,7 @@ const answer = (
 ) => Effect.succeed(HttpClientResponse.fromWeb(request, new Response(body, { status: 200, headers })))
 
 const json = (request: HttpClientRequest.HttpClientRequest, value: unknown) =>
-  answer(request, JSON.stringify(value), { "content-type": "application/json" })
+  Effect.succeed(jsonResponse(request, 200, value))
 
 /** A body that sends `first` and then fails. */
 const failingBody = (first: string) =>
@@ -1200,22 +1192,10 @@ const on = (
   maxResponseBytes?: number
 ) => {
   const seen: Array<string> = []
-  const layer = A2AClient.layer({
-    backendUrl: backend,
-    accessToken: Redacted.make("user-token"),
-    ...(maxResponseBytes === undefined ? {} : { maxResponseBytes })
-  }).pipe(
-    Layer.provide(Layer.merge(
-      Layer.succeed(
-        HttpClient.HttpClient,
-        HttpClient.make((request) => {
-          seen.push(`${request.method} ${request.url}`)
-          return handler(request)
-        })
-      ),
-      RuntimeAccessCache.layerMemory
-    ))
-  )
+  const layer = fakePlatform((request) => {
+    seen.push(`${request.method} ${request.url}`)
+    return handler(request)
+  }, maxResponseBytes === undefined ? {} : { maxResponseBytes })
   const send = Effect.flatMap(
     A2AClient.A2AClient,
     (a2a) => Effect.either(a2a.sendA2AMessage(sessionUid, { message: "hi", messageId: "m-1" }))
