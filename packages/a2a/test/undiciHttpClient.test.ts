@@ -573,6 +573,45 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       yield* Fiber.interrupt(long)
     }))
 
+  it.scopedLive("connect limits of every call are many dispatchers, at most 8 kept: older ones close, their calls end", () =>
+    Effect.gen(function*() {
+      // A server that holds the answer to /slow until told, and counts the connections open to it.
+      const release = yield* Deferred.make<boolean>()
+      let open = 0
+      const server = Http.createServer((req, res) => {
+        if (req.url !== "/slow") return void res.end("ok")
+        Effect.runFork(Effect.andThen(Deferred.await(release), Effect.sync(() => res.end("slow ok"))))
+      })
+      server.on("connection", (socket) => {
+        open++
+        socket.on("close", () => open--)
+      })
+      yield* Effect.acquireRelease(
+        Effect.async<Http.Server>((resume) => void server.listen(0, "127.0.0.1", () => resume(Effect.succeed(server)))),
+        (listening) =>
+          Effect.async<Http.Server>((resume) =>
+            void listening.close(() => resume(Effect.succeed(listening))).closeAllConnections()
+          )
+      )
+      const address = server.address()
+      const url = `http://127.0.0.1:${typeof address === "object" && address !== null ? address.port : 0}`
+      const http = yield* UndiciHttpClient.make(yield* agent, direct)
+      const get = (path: string, limit: number) =>
+        Effect.flatMap(http.get(`${url}${path}`), (response) => response.text).pipe(withConnectLimit(limit))
+      const slow = yield* Effect.fork(get("/slow", 60_000))
+      while (open < 1) yield* Effect.sleep("5 millis")
+      // 20 more limits, each its own dispatcher with a keep-alive connection: the one of /slow is among the closed
+      const answers = yield* Effect.forEach(
+        Array.from({ length: 20 }, (_, i) => 61_000 + i),
+        (limit) => get("/", limit)
+      )
+      expect(answers).toEqual(Array(20).fill("ok"))
+      for (let tries = 0; tries < 200 && open > 8 + 1; tries++) yield* Effect.sleep("10 millis")
+      expect(open).toBeLessThanOrEqual(8 + 1)
+      yield* Deferred.succeed(release, true)
+      expect(yield* Fiber.join(slow)).toBe("slow ok")
+    }))
+
   it.scopedLive("the connect phase is read from the fiber: the client applies its limit and says it connected", () =>
     Effect.gen(function*() {
       const port = yield* silentServer

@@ -306,7 +306,7 @@ const withinConnectLimit = (
  * unread, a body stream ended early).
  */
 const dispatch = (
-  dispatcher: Undici.Dispatcher,
+  dispatcherOf: () => Undici.Dispatcher,
   request: HttpClientRequest.HttpClientRequest,
   url: URL,
   signal: AbortSignal,
@@ -327,7 +327,7 @@ const dispatch = (
         )
       phase.onQueued()
       try {
-        dispatcher.dispatch({
+        dispatcherOf().dispatch({
           method: request.method,
           origin: url.origin,
           path: url.pathname + url.search + url.hash,
@@ -347,8 +347,12 @@ const dispatch = (
       : head
   })
 
+/** How many dispatchers of their own (one per connect limit, direct or through the proxy) a client keeps. */
+const maxDispatchers = 8
+
 /**
- * The client on `base`; a connect limit or a proxy gets a dispatcher of its own made with `agentOptions`.
+ * The client on `base`; a connect limit or a proxy gets a dispatcher of its own made with `agentOptions`, the
+ * least recently made closed once more than {@link maxDispatchers} would be kept.
  * @internal
  */
 export const make = (
@@ -394,6 +398,12 @@ export const make = (
       const key = `${millis ?? "none"}${viaProxy ? " proxy" : ""}`
       const existing = dispatchers.get(key)
       if (existing !== undefined) return existing
+      for (const [oldestKey, oldest] of dispatchers) {
+        if (dispatchers.size < maxDispatchers) break
+        dispatchers.delete(oldestKey)
+        // Its requests under way end on it; its idle connections close now.
+        oldest.close().catch(() => undefined)
+      }
       const dispatcher = newDispatcher(millis, viaProxy)
       dispatchers.set(key, dispatcher)
       return dispatcher
@@ -401,6 +411,8 @@ export const make = (
     return HttpClient.make((request, url, signal, fiber) => {
       const phase = fiber.getFiberRef(currentConnectPhase)
       const proxy = proxied ? proxyFor(url) : Option.none()
-      return dispatch(dispatcherFor(phase.limit, Option.isSome(proxy)), request, url, signal, phase, proxy, client)
+      // Picked as it is dispatched: a dispatcher closed meanwhile is never handed a request.
+      const dispatcherOf = () => dispatcherFor(phase.limit, Option.isSome(proxy))
+      return dispatch(dispatcherOf, request, url, signal, phase, proxy, client)
     }).pipe(HttpClient.mapRequestEffect(encodeFormData))
   })
