@@ -573,16 +573,18 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       yield* Fiber.interrupt(long)
     }))
 
-  it.scopedLive("connect limits of every call are many dispatchers, at most 8 kept: older ones close, their calls end", () =>
+  it.scopedLive("a dispatcher per connect limit, the last 8 kept and reused: older ones close, their calls end", () =>
     Effect.gen(function*() {
       // A server that holds the answer to /slow until told, and counts the connections open to it.
       const release = yield* Deferred.make<boolean>()
       let open = 0
+      let made = 0
       const server = Http.createServer((req, res) => {
         if (req.url !== "/slow") return void res.end("ok")
         Effect.runFork(Effect.andThen(Deferred.await(release), Effect.sync(() => res.end("slow ok"))))
       })
       server.on("connection", (socket) => {
+        made++
         open++
         socket.on("close", () => open--)
       })
@@ -608,6 +610,10 @@ describe("the Node HttpClient through a proxy, and its connect limit (real socke
       expect(answers).toEqual(Array(20).fill("ok"))
       for (let tries = 0; tries < 200 && open > 8 + 1; tries++) yield* Effect.sleep("10 millis")
       expect(open).toBeLessThanOrEqual(8 + 1)
+      // the last 8 limits are still kept: each call reuses its dispatcher's connection
+      const before = made
+      yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => 61_012 + i), (limit) => get("/", limit))
+      expect(made).toBe(before)
       yield* Deferred.succeed(release, true)
       expect(yield* Fiber.join(slow)).toBe("slow ok")
     }))
